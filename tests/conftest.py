@@ -1,0 +1,107 @@
+"""Shared fixtures: one real Neo4j for the session (started here unless NEO4J_URI is set), a fresh tenant per
+test, and a real vaultgraph server on a loopback port for API tests."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.support.neo4j import TestNeo4j, start_test_neo4j
+from tests.support.server import RunningServer, run_server
+from vaultgraph.config import Settings
+from vaultgraph.domain import Principal
+from vaultgraph.graph.migrations import apply_migrations
+from vaultgraph.graph.session import Graph
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared"
+
+
+NEO4J_KEY = pytest.StashKey[TestNeo4j]()
+
+
+def _needs_neo4j(items: list[pytest.Item]) -> bool:
+    return any(item.get_closest_marker("graph") or item.get_closest_marker("api") for item in items)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    # Start Neo4j before any test runs, only when a selected test talks to it (pure text tests need none).
+    if _needs_neo4j(items):
+        config.stash[NEO4J_KEY] = start_test_neo4j(REPO)
+
+
+def pytest_report_collectionfinish(config: pytest.Config) -> str:
+    neo4j = config.stash.get(NEO4J_KEY, None)
+    if neo4j is None:
+        return "neo4j: not needed by the selected tests"
+    return f"neo4j: {neo4j.version} at {neo4j.uri} ({'started by the tests' if neo4j.owned else 'external'})"
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    neo4j = config.stash.get(NEO4J_KEY, None)
+    if neo4j is not None:
+        neo4j.close()
+
+
+@pytest.fixture(scope="session")
+def neo4j_server(pytestconfig: pytest.Config) -> TestNeo4j:
+    neo4j = pytestconfig.stash.get(NEO4J_KEY, None)
+    if neo4j is None:
+        raise RuntimeError("a test uses Neo4j without the `graph` or `api` marker; add the marker")
+    return neo4j
+
+
+@pytest.fixture(scope="session")
+def shared_dir() -> Path:
+    if not SHARED.is_dir():
+        pytest.skip(f"the shared data folder {SHARED} is absent (CI lays it beside the clone)")
+    return SHARED
+
+
+@pytest.fixture(scope="session")
+def workspace_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("data")
+
+
+@pytest.fixture(scope="session")
+def settings(neo4j_server: TestNeo4j, workspace_root: Path) -> Settings:
+    return Settings(data_dir=workspace_root, neo4j_uri=neo4j_server.uri, log_level="WARNING")
+
+
+@pytest.fixture(scope="session")
+async def graph(settings: Settings) -> AsyncIterator[Graph]:
+    assert settings.neo4j_uri is not None
+    graph = Graph.connect(settings.neo4j_uri, settings.neo4j_user, settings.neo4j_password)
+    await apply_migrations(graph, settings.embedding_dimensions)
+    yield graph
+    await graph.close()
+
+
+@pytest.fixture
+def tenant() -> str:
+    """A fresh tenant per test: isolation for free, and every test a small tenancy check too."""
+    return f"t{uuid.uuid4().hex[:16]}"
+
+
+@pytest.fixture
+def principal(tenant: str) -> Principal:
+    return Principal(tenant_id=tenant, sees_all_scopes=True)
+
+
+@pytest.fixture
+async def server(settings: Settings, tenant: str) -> AsyncIterator[RunningServer]:
+    """A real vaultgraph on a free loopback port, in development mode for this test's tenant."""
+    async with run_server(settings.model_copy(update={"dev_tenant": tenant, "port": 0})) as running:
+        yield running
+
+
+@pytest.fixture
+def env_clean(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    for name in list(os.environ):
+        if name.startswith(("VAULTGRAPH_", "NEO4J_", "OPENAI_")):
+            monkeypatch.delenv(name)
+    yield

@@ -1,0 +1,61 @@
+"""A real vaultgraph server for API tests: uvicorn on a free loopback port, in this event loop."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+import uvicorn
+
+from vaultgraph.app import create_app
+from vaultgraph.config import Settings
+
+
+@dataclass
+class RunningServer:
+    url: str
+    client: httpx.AsyncClient
+
+    async def graphql(self, query: str, variables: dict[str, Any] | None = None) -> dict[str, Any]:
+        """POST one operation and return the whole response body (data and errors)."""
+        response = await self.client.post("/graphql", json={"query": query, "variables": variables or {}})
+        assert response.status_code == 200, response.text
+        body: dict[str, Any] = response.json()
+        return body
+
+    async def data(self, query: str, variables: dict[str, Any] | None = None) -> dict[str, Any]:
+        """POST one operation that must succeed; return its data."""
+        body = await self.graphql(query, variables)
+        assert "errors" not in body, body["errors"]
+        data: dict[str, Any] = body["data"]
+        return data
+
+
+@contextlib.asynccontextmanager
+async def run_server(settings: Settings) -> AsyncIterator[RunningServer]:
+    config = uvicorn.Config(
+        create_app(settings),
+        host="127.0.0.1",
+        port=settings.port,
+        log_config=None,
+        lifespan="on",
+        ws="websockets-sansio",
+    )
+    server = uvicorn.Server(config)
+    task = asyncio.create_task(server.serve())
+    while not server.started:
+        if task.done():
+            task.result()
+        await asyncio.sleep(0.02)
+    port = server.servers[0].sockets[0].getsockname()[1]
+    url = f"http://127.0.0.1:{port}"
+    async with httpx.AsyncClient(base_url=url, timeout=30) as client:
+        try:
+            yield RunningServer(url, client)
+        finally:
+            server.should_exit = True
+            await task

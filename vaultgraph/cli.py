@@ -1,0 +1,88 @@
+"""`vaultgraph serve` and `vaultgraph neo4j start|stop|status`."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import sys
+
+import structlog
+import uvicorn
+
+from vaultgraph.app import create_app
+from vaultgraph.config import Settings
+from vaultgraph.logs import configure_logging
+from vaultgraph.neo4j_local import server as local_neo4j
+from vaultgraph.neo4j_local.java import MissingTool, find_java_home
+
+log = structlog.get_logger("vaultgraph")
+
+
+def _neo4j(settings: Settings, action: str) -> int:
+    server = local_neo4j.LocalNeo4j.from_settings(settings)
+    if action == "build":
+        local_neo4j.build_launcher(find_java_home(settings.java_home, os.environ.get("JAVA_HOME")))
+        print(f"neo4j launcher built in {local_neo4j.MODULE_DIR / 'target'}")
+    elif action == "start":
+        started = local_neo4j.start(server, settings.java_home, settings.neo4j_start_timeout)
+        print(f"neo4j {'started' if started else 'already running'} on {settings.local_bolt_uri} "
+              f"(data in {server.home})")
+    elif action == "stop":
+        print("neo4j stopped" if local_neo4j.stop(server) else "neo4j was not running")
+    else:
+        pid = server.pid()
+        answers = server.bolt_answers()
+        print(f"neo4j {'running' if pid and answers else 'not running'}: pid={pid} "
+              f"bolt={settings.local_bolt_uri} answers={answers} data={server.home}")
+        return 0 if pid and answers else 3
+    return 0
+
+
+def _exit_on_sigterm(signum: int, frame: object) -> None:
+    # uvicorn re-raises the signal it shut down for; exiting through SystemExit lets `finally` stop Neo4j.
+    raise SystemExit(0)
+
+
+def _serve(settings: Settings) -> int:
+    signal.signal(signal.SIGTERM, _exit_on_sigterm)
+    server = local_neo4j.LocalNeo4j.from_settings(settings)
+    owned = False
+    if settings.neo4j_uri is None:
+        owned = local_neo4j.start(server, settings.java_home, settings.neo4j_start_timeout)
+    else:
+        log.info("using external neo4j; starting none", uri=settings.neo4j_uri)
+    try:
+        uvicorn.run(create_app(settings), host=settings.host, port=settings.port, log_config=None,
+                    ws="websockets-sansio")
+    finally:
+        if owned:
+            local_neo4j.stop(server)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="vaultgraph", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+    serve = commands.add_parser("serve", help="run the GraphQL server (starts the local Neo4j when needed)")
+    serve.add_argument("--host")
+    serve.add_argument("--port", type=int)
+    neo4j = commands.add_parser("neo4j", help="manage the local Neo4j")
+    neo4j.add_argument("action", choices=["build", "start", "stop", "status"])
+    args = parser.parse_args(argv)
+
+    overrides = {k: v for k, v in (("host", getattr(args, "host", None)), ("port", getattr(args, "port", None)))
+                 if v is not None}
+    settings = Settings(**overrides)
+    configure_logging(settings.log_level, settings.log_format)
+    try:
+        if args.command == "neo4j":
+            return _neo4j(settings, args.action)
+        return _serve(settings)
+    except (MissingTool, local_neo4j.Neo4jStartError) as exc:
+        print(f"vaultgraph: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,70 @@
+"""Settings: one typed object read from the environment once, in `create_app` or the CLI, then passed down."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import AliasChoices, Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    """Every knob vaultgraph has. The README's configuration table lists each one (a test keeps it so)."""
+
+    model_config = SettingsConfigDict(env_prefix="VAULTGRAPH_", extra="ignore", populate_by_name=True)
+
+    host: str = Field("127.0.0.1", description="Address the HTTP server binds to.")
+    port: int = Field(8000, ge=0, le=65535, description="HTTP port of the GraphQL API and the explorer.")
+    data_dir: Path = Field(Path(".vaultgraph"), description="Where the local Neo4j, logs and workspace live.")
+    log_level: str = Field("INFO", description="Python log level name.")
+    log_format: Literal["console", "json"] = Field("console", description="console for people, json for machines.")
+    dev_tenant: str = Field("local", description="Tenant of the development mode (no API keys, loopback only).")
+
+    neo4j_uri: str | None = Field(
+        None,
+        validation_alias=AliasChoices("NEO4J_URI"),
+        description="An external Neo4j (bolt://, neo4j://, neo4j+s://). Unset: vaultgraph starts its own.",
+    )
+    neo4j_user: str = Field("neo4j", validation_alias=AliasChoices("NEO4J_USER"), description="Neo4j user.")
+    neo4j_password: str | None = Field(
+        None, validation_alias=AliasChoices("NEO4J_PASSWORD"), description="Neo4j password (external server)."
+    )
+    neo4j_database: str | None = Field(
+        None, validation_alias=AliasChoices("NEO4J_DATABASE"), description="Database name; server default if unset."
+    )
+    neo4j_bolt_port: int = Field(7687, ge=1, le=65535, description="Bolt port of the local Neo4j.")
+    neo4j_heap_mb: int = Field(1024, ge=256, description="JVM heap of the local Neo4j, in MiB.")
+    neo4j_pagecache_mb: int = Field(1024, ge=64, description="Page cache of the local Neo4j, in MiB.")
+    neo4j_start_timeout: float = Field(180.0, gt=0, description="Seconds to wait for the local Neo4j's Bolt.")
+    java_home: Path | None = Field(
+        None, description="JDK (21 or newer) for the local Neo4j; found under /usr/lib/jvm when unset."
+    )
+
+    openai_base_url: str | None = Field(
+        None, validation_alias=AliasChoices("OPENAI_BASE_URL"), description="OpenAI-compatible endpoint."
+    )
+    openai_api_key: str | None = Field(
+        None, validation_alias=AliasChoices("OPENAI_API_KEY"), description="Key for that endpoint."
+    )
+    chat_model: str = Field("gpt-4o-mini", description="Chat model for summaries and link classification.")
+    embedding_model: str | None = Field(
+        None, description="Embedding model at the endpoint; unset uses the offline all-MiniLM-L6-v2."
+    )
+    embedding_dimensions: int = Field(384, ge=8, le=4096, description="Dimensions of the embedding model.")
+    model_timeout: float = Field(60.0, gt=0, description="Seconds before one model call times out.")
+    model_max_retries: int = Field(3, ge=0, description="Retries of a model call on 429 and 5xx.")
+
+    page_size_max: int = Field(100, ge=1, le=1000, description="Largest page a list query returns.")
+
+    @property
+    def neo4j_home(self) -> Path:
+        return self.data_dir / "neo4j"
+
+    @property
+    def workspace_dir(self) -> Path:
+        return self.data_dir / "workspace"
+
+    @property
+    def local_bolt_uri(self) -> str:
+        return f"bolt://127.0.0.1:{self.neo4j_bolt_port}"

@@ -1,0 +1,104 @@
+"""Domain values: frozen dataclasses that records become in one place (graph/records.py)."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Generic, TypeVar
+
+T = TypeVar("T")
+
+
+class Scope(enum.Enum):
+    PERSONAL = "personal"
+    TEAM = "team"
+    SHARED = "shared"
+
+
+class EnrichmentStage(enum.Enum):
+    QUEUED = "QUEUED"
+    PREPARE = "PREPARE"
+    SUMMARIZE = "SUMMARIZE"
+    EMBED = "EMBED"
+    CLASSIFY = "CLASSIFY"
+    WIKILINKS = "WIKILINKS"
+    DONE = "DONE"
+    FAILED = "FAILED"
+    SKIPPED = "SKIPPED"
+
+
+@dataclass(frozen=True, slots=True)
+class Principal:
+    """Who is asking: decides the tenant and which scopes are visible. Resolvers never take a tenant as input."""
+
+    tenant_id: str
+    agent_id: str | None = None
+    team_ids: frozenset[str] = frozenset()
+    sees_all_scopes: bool = False  # development mode: the one local user sees every scope of the tenant
+
+    def visible_owner_keys(self) -> list[str] | None:
+        """Owner keys this principal may read; None means every owner in the tenant."""
+        if self.sees_all_scopes:
+            return None
+        keys = ["shared", *(f"team:{team}" for team in sorted(self.team_ids))]
+        if self.agent_id:
+            keys.append(f"agent:{self.agent_id}")
+        return keys
+
+    def may_write(self, owner: Owner) -> bool:
+        keys = self.visible_owner_keys()
+        return keys is None or owner.key in keys
+
+
+@dataclass(frozen=True, slots=True)
+class Owner:
+    """Where an item lives inside a tenant: shared, one agent's personal space, or one team's."""
+
+    scope: Scope
+    agent_id: str | None = None
+    team_id: str | None = None
+
+    @property
+    def key(self) -> str:
+        """A stable string for uniqueness constraints, which ignore nodes with a null property."""
+        if self.scope is Scope.PERSONAL:
+            return f"agent:{self.agent_id}"
+        if self.scope is Scope.TEAM:
+            return f"team:{self.team_id}"
+        return "shared"
+
+
+@dataclass(frozen=True, slots=True)
+class Enrichment:
+    stage: EnrichmentStage
+    error: str | None = None
+    updated_at: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Document:
+    id: str
+    tenant_id: str
+    owner: Owner
+    path: str
+    title: str
+    doc_type: str
+    content_hash: str | None
+    size_bytes: int
+    summary: str | None
+    category: str | None
+    metadata: dict[str, Any]
+    enrichment: Enrichment
+    created_at: datetime
+    updated_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class Page(Generic[T]):
+    """One page of a cursor-paginated list."""
+
+    items: list[tuple[str, T]]
+    has_next_page: bool
+    total_count: int = 0
+    extra: dict[str, Any] = field(default_factory=dict)

@@ -1,0 +1,96 @@
+"""Cypher for documents. Every statement takes `$tenant` and leads its match with it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from neo4j import AsyncManagedTransaction
+
+from vaultgraph.domain import Document
+from vaultgraph.graph.records import document_from_node
+
+CREATE_DOCUMENT = """
+CREATE (d:Item:Document {
+  id: $id, tenantId: $tenant, scope: $scope, agentId: $agentId, teamId: $teamId, ownerKey: $ownerKey,
+  path: $path, title: $title, docType: $docType, contentHash: $contentHash, sizeBytes: $sizeBytes,
+  metadata: $metadata, category: $category, enrichmentStage: 'QUEUED',
+  createdAt: datetime(), updatedAt: datetime(), enrichmentUpdatedAt: datetime()
+})
+RETURN d
+"""
+
+DOCUMENT_BY_ID = "MATCH (d:Document {tenantId: $tenant, id: $id}) WHERE d.deletedAt IS NULL RETURN d"
+
+DOCUMENT_BY_PATH = """
+MATCH (d:Document {tenantId: $tenant, path: $path})
+WHERE d.deletedAt IS NULL AND ($ownerKeys IS NULL OR d.ownerKey IN $ownerKeys)
+RETURN d ORDER BY d.ownerKey LIMIT 1
+"""
+
+DOCUMENT_EXISTS_AT = """
+MATCH (d:Document {tenantId: $tenant, ownerKey: $ownerKey, path: $path}) RETURN d.id AS id
+"""
+
+# Keyset pagination on (path, id): stable under inserts, and the (tenantId, path) index serves the order.
+DOCUMENTS_PAGE = """
+MATCH (d:Document {tenantId: $tenant})
+WHERE d.deletedAt IS NULL AND ($ownerKeys IS NULL OR d.ownerKey IN $ownerKeys)
+  AND ($scope IS NULL OR d.scope = $scope)
+  AND ($docType IS NULL OR d.docType = $docType)
+  AND ($teamId IS NULL OR d.teamId = $teamId)
+  AND ($agentId IS NULL OR d.agentId = $agentId)
+  AND ($category IS NULL OR d.category = $category)
+  AND ($afterPath IS NULL OR d.path > $afterPath OR (d.path = $afterPath AND d.id > $afterId))
+RETURN d ORDER BY d.path, d.id LIMIT $limit
+"""
+
+COUNT_DOCUMENTS = """
+MATCH (d:Document {tenantId: $tenant})
+WHERE d.deletedAt IS NULL AND ($ownerKeys IS NULL OR d.ownerKey IN $ownerKeys)
+  AND ($scope IS NULL OR d.scope = $scope)
+  AND ($docType IS NULL OR d.docType = $docType)
+  AND ($teamId IS NULL OR d.teamId = $teamId)
+  AND ($agentId IS NULL OR d.agentId = $agentId)
+  AND ($category IS NULL OR d.category = $category)
+RETURN count(d) AS total
+"""
+
+NODE_LABELS = "MATCH (n:Item {tenantId: $tenant, id: $id}) WHERE n.deletedAt IS NULL RETURN labels(n) AS labels"
+
+
+async def create_document(tx: AsyncManagedTransaction, **params: Any) -> Document:
+    record = await (await tx.run(CREATE_DOCUMENT, **params)).single(strict=True)
+    return document_from_node(record["d"])
+
+
+async def document_by_id(tx: AsyncManagedTransaction, tenant: str, id: str) -> Document | None:
+    record = await (await tx.run(DOCUMENT_BY_ID, tenant=tenant, id=id)).single()
+    return document_from_node(record["d"]) if record else None
+
+
+async def document_by_path(
+    tx: AsyncManagedTransaction, tenant: str, path: str, owner_keys: list[str] | None
+) -> Document | None:
+    record = await (await tx.run(DOCUMENT_BY_PATH, tenant=tenant, path=path, ownerKeys=owner_keys)).single()
+    return document_from_node(record["d"]) if record else None
+
+
+async def document_id_at(tx: AsyncManagedTransaction, tenant: str, owner_key: str, path: str) -> str | None:
+    record = await (await tx.run(DOCUMENT_EXISTS_AT, tenant=tenant, ownerKey=owner_key, path=path)).single()
+    return record["id"] if record else None
+
+
+async def documents_page(tx: AsyncManagedTransaction, **params: Any) -> list[Document]:
+    result = await tx.run(DOCUMENTS_PAGE, **params)
+    return [document_from_node(record["d"]) async for record in result]
+
+
+async def count_documents(tx: AsyncManagedTransaction, **params: Any) -> int:
+    params = {k: v for k, v in params.items() if k not in ("afterPath", "afterId", "limit")}
+    record = await (await tx.run(COUNT_DOCUMENTS, **params)).single(strict=True)
+    return int(record["total"])
+
+
+async def node_labels(tx: AsyncManagedTransaction, tenant: str, id: str) -> list[str] | None:
+    record = await (await tx.run(NODE_LABELS, tenant=tenant, id=id)).single()
+    return list(record["labels"]) if record else None

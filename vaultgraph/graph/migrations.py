@@ -1,0 +1,101 @@
+"""Versioned schema migrations, applied at start. Each step is idempotent (IF NOT EXISTS), and the applied
+versions are recorded on `:SchemaMigration` nodes so a step runs once per database."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import structlog
+from neo4j import AsyncManagedTransaction
+
+from vaultgraph.graph.session import Graph
+
+log = structlog.get_logger(__name__)
+
+FULLTEXT_INDEX = "item_text"
+
+
+def vector_index_name(dimensions: int) -> str:
+    """One vector index per embedding dimension in use, so changing the model needs no migration."""
+    return f"item_embedding_{dimensions}"
+
+
+def embedded_label(dimensions: int) -> str:
+    """Neo4j allows one vector index per label and property, so each dimension has its own label."""
+    return f"Embedded{int(dimensions)}"
+
+
+@dataclass(frozen=True, slots=True)
+class Migration:
+    version: int
+    description: str
+    statements: tuple[str, ...]
+
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(
+        1,
+        "identity and ownership constraints; tenant-led lookup indexes; full-text index",
+        (
+            "CREATE CONSTRAINT schema_migration_version IF NOT EXISTS "
+            "FOR (m:SchemaMigration) REQUIRE m.version IS UNIQUE",
+            "CREATE CONSTRAINT item_id IF NOT EXISTS FOR (n:Item) REQUIRE (n.tenantId, n.id) IS UNIQUE",
+            "CREATE CONSTRAINT document_path IF NOT EXISTS "
+            "FOR (d:Document) REQUIRE (d.tenantId, d.ownerKey, d.path) IS UNIQUE",
+            "CREATE CONSTRAINT note_slug IF NOT EXISTS FOR (n:Note) REQUIRE (n.tenantId, n.ownerKey, n.slug) IS UNIQUE",
+            "CREATE CONSTRAINT ghost_ref IF NOT EXISTS FOR (g:Ghost) REQUIRE (g.tenantId, g.ownerKey, g.ref) IS UNIQUE",
+            "CREATE CONSTRAINT chunk_id IF NOT EXISTS FOR (c:Chunk) REQUIRE (c.tenantId, c.id) IS UNIQUE",
+            "CREATE INDEX document_list IF NOT EXISTS FOR (d:Document) ON (d.tenantId, d.path)",
+            "CREATE INDEX document_stage IF NOT EXISTS FOR (d:Document) ON (d.tenantId, d.enrichmentStage)",
+            "CREATE INDEX note_updated IF NOT EXISTS FOR (n:Note) ON (n.tenantId, n.updatedAt)",
+            "CREATE INDEX note_title IF NOT EXISTS FOR (n:Note) ON (n.tenantId, n.titleKey)",
+            "CREATE INDEX chunk_item IF NOT EXISTS FOR (c:Chunk) ON (c.tenantId, c.itemId)",
+            f"CREATE FULLTEXT INDEX {FULLTEXT_INDEX} IF NOT EXISTS FOR (n:Document|Note|Chunk) "
+            "ON EACH [n.title, n.path, n.summary, n.body, n.text]",
+        ),
+    ),
+)
+
+APPLIED_VERSIONS = "MATCH (m:SchemaMigration) RETURN m.version AS version"
+RECORD_VERSION = """
+MERGE (m:SchemaMigration {version: $version})
+ON CREATE SET m.description = $description, m.appliedAt = datetime()
+"""
+
+
+async def _applied(tx: AsyncManagedTransaction) -> set[int]:
+    result = await tx.run(APPLIED_VERSIONS)
+    return {record["version"] async for record in result}
+
+
+async def _record(tx: AsyncManagedTransaction, version: int, description: str) -> None:
+    await tx.run(RECORD_VERSION, version=version, description=description)
+
+
+def _vector_index_statement(dimensions: int) -> str:
+    # Cypher 25 lets the index carry tenantId and scope, so SEARCH ... WHERE filters inside the index.
+    return (
+        f"CYPHER 25 CREATE VECTOR INDEX {vector_index_name(dimensions)} IF NOT EXISTS "
+        f"FOR (n:{embedded_label(dimensions)}) ON (n.embedding) WITH [n.tenantId, n.scope] "
+        f"OPTIONS {{indexConfig: {{`vector.dimensions`: {int(dimensions)}, "
+        "`vector.similarity_function`: 'cosine'}}"
+    )
+
+
+async def apply_migrations(graph: Graph, embedding_dimensions: int) -> list[int]:
+    """Apply every migration not yet recorded, then make sure the vector index for this dimension exists."""
+    applied = await graph.read(_applied)
+    ran: list[int] = []
+    async with graph.driver.session(database=graph.database) as session:
+        for migration in MIGRATIONS:
+            if migration.version in applied:
+                continue
+            for statement in migration.statements:
+                # Schema statements cannot share a transaction with writes, so each runs on its own.
+                await (await session.run(statement)).consume()
+            await session.execute_write(_record, migration.version, migration.description)
+            log.info("migration applied", version=migration.version, description=migration.description)
+            ran.append(migration.version)
+        await (await session.run(_vector_index_statement(embedding_dimensions))).consume()
+        await (await session.run("CALL db.awaitIndexes(300)")).consume()
+    return ran

@@ -1,0 +1,69 @@
+"""The driver and the two ways to run work: `read()` and `write()` through managed transactions.
+
+Managed transactions retry transient errors, so every transaction function must be idempotent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+import neo4j
+from neo4j import AsyncDriver, AsyncGraphDatabase, AsyncManagedTransaction
+from neo4j.exceptions import AuthError, ServiceUnavailable, SessionExpired
+
+from vaultgraph.errors import Unavailable
+
+T = TypeVar("T")
+
+
+class Graph:
+    """Owns the driver. Created by the lifespan; `close()` on shutdown."""
+
+    def __init__(self, driver: AsyncDriver, database: str | None = None) -> None:
+        self.driver = driver
+        self.database = database
+        # Set by the health monitor while Neo4j does not answer, so calls fail at once instead of retrying.
+        self.down_reason: str | None = None
+
+    @classmethod
+    def connect(cls, uri: str, user: str, password: str | None, database: str | None = None) -> Graph:
+        auth = (user, password) if password else None
+        # Notifications (unknown property keys on a young graph, etc.) are advice for humans at a console.
+        driver = AsyncGraphDatabase.driver(uri, auth=auth, notifications_min_severity="OFF")
+        return cls(driver, database)
+
+    async def verify(self) -> str:
+        """Check that the server answers and the credentials work; returns the server's version string."""
+        try:
+            info = await self.driver.get_server_info()
+        except AuthError as exc:
+            raise Unavailable(f"Neo4j refused the credentials: {exc.message}. Set NEO4J_USER/NEO4J_PASSWORD.") from exc
+        except (ServiceUnavailable, SessionExpired, OSError) as exc:
+            raise Unavailable(f"Neo4j is not reachable: {exc}") from exc
+        return info.agent
+
+    async def read(self, fn: Callable[..., Awaitable[T]], *args: Any, **kwargs: Any) -> T:
+        return await self._run(neo4j.READ_ACCESS, fn, *args, **kwargs)
+
+    async def write(self, fn: Callable[..., Awaitable[T]], *args: Any, **kwargs: Any) -> T:
+        return await self._run(neo4j.WRITE_ACCESS, fn, *args, **kwargs)
+
+    async def _run(self, mode: str, fn: Callable[..., Awaitable[T]], *args: Any, **kwargs: Any) -> T:
+        if self.down_reason is not None:
+            raise Unavailable(f"Neo4j is not available ({self.down_reason}); check /healthz and try again.")
+        try:
+            async with self.driver.session(database=self.database, default_access_mode=mode) as session:
+                if mode == neo4j.READ_ACCESS:
+                    return await session.execute_read(fn, *args, **kwargs)
+                return await session.execute_write(fn, *args, **kwargs)
+        except (ServiceUnavailable, SessionExpired) as exc:
+            raise Unavailable("Neo4j is not reachable right now; check /healthz and try again.") from exc
+        except AuthError as exc:
+            raise Unavailable("Neo4j refused vaultgraph's credentials; check NEO4J_USER/NEO4J_PASSWORD.") from exc
+
+    async def close(self) -> None:
+        await self.driver.close()
+
+
+__all__ = ["AsyncManagedTransaction", "Graph"]

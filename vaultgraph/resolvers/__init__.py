@@ -1,0 +1,1 @@
+"""Thin resolvers: parse arguments, call a service, map the result to a schema type."""

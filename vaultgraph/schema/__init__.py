@@ -1,0 +1,1 @@
+"""GraphQL types, inputs and the Context: no Cypher and no business rules here."""

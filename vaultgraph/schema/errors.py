@@ -1,0 +1,44 @@
+"""One mapping from errors to what clients see: AppError → its code and message; anything else masked."""
+
+from __future__ import annotations
+
+import uuid
+
+import structlog
+from graphql.error import GraphQLError
+from strawberry.extensions import MaskErrors
+
+from vaultgraph.errors import AppError
+
+log = structlog.get_logger(__name__)
+
+
+def _is_unexpected(error: GraphQLError) -> bool:
+    original = error.original_error
+    return original is not None and not isinstance(original, AppError | GraphQLError)
+
+
+class ErrorPolicy(MaskErrors):
+    """Expected errors carry `extensions.code`; unexpected ones are logged with an id and masked."""
+
+    def __init__(self) -> None:
+        super().__init__(should_mask_error=_is_unexpected)
+
+    def _process_errors(self, errors: list[GraphQLError]) -> list[GraphQLError]:
+        return [self._map(error) for error in errors]
+
+    def _map(self, error: GraphQLError) -> GraphQLError:
+        original = error.original_error
+        if isinstance(original, AppError):
+            extensions = {"code": original.code, **{k: v for k, v in original.details.items() if v is not None}}
+            return GraphQLError(original.message, error.nodes, error.source, error.positions, error.path,
+                                None, extensions)
+        if _is_unexpected(error):
+            error_id = uuid.uuid4().hex[:12]
+            log.error("unexpected error in resolver", error_id=error_id, path=error.path, exc_info=original)
+            return GraphQLError(f"Internal error (id {error_id}); the server log has the details.",
+                                error.nodes, error.source, error.positions, error.path, None,
+                                {"code": "INTERNAL", "errorId": error_id})
+        if not error.extensions or "code" not in error.extensions:
+            error.extensions = {**(error.extensions or {}), "code": "GRAPHQL_VALIDATION_FAILED"}
+        return error

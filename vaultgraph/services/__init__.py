@@ -1,0 +1,1 @@
+"""Use cases: documents, notes, links, search, enrichment control. They raise AppError and publish events."""

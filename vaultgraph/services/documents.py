@@ -1,0 +1,151 @@
+"""Documents: registered workspace files. Create writes the file and the node; reads honour the principal."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+from typing import Any
+
+from neo4j.exceptions import ConstraintError
+
+from vaultgraph.domain import Document, Owner, Page, Principal, Scope
+from vaultgraph.errors import Conflict, Forbidden, InvalidInput, LimitExceeded, NotFound
+from vaultgraph.graph import documents as cypher
+from vaultgraph.graph.session import Graph
+from vaultgraph.services.pagination import decode_cursor, encode_cursor, page_size
+from vaultgraph.workspace import Workspace, check_key, normalize_path, sha256_hex
+
+MAX_FILE_BYTES = 50 * 1024 * 1024
+MAX_TITLE_LENGTH = 500
+DOC_TYPES_BY_SUFFIX = {
+    ".md": "markdown", ".markdown": "markdown", ".txt": "text", ".json": "json", ".yaml": "yaml",
+    ".yml": "yaml", ".csv": "csv", ".tsv": "tsv", ".html": "html", ".htm": "html",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentDraft:
+    path: str
+    content: str
+    title: str | None = None
+    doc_type: str | None = None
+    scope: Scope = Scope.SHARED
+    agent_id: str | None = None
+    team_id: str | None = None
+    category: str | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentFilter:
+    scope: Scope | None = None
+    doc_type: str | None = None
+    team_id: str | None = None
+    agent_id: str | None = None
+    category: str | None = None
+
+
+def owner_of(scope: Scope, agent_id: str | None, team_id: str | None) -> Owner:
+    """Check that scope and owner ids agree: personal needs an agent, team needs a team, shared neither."""
+    if scope is Scope.PERSONAL:
+        if not agent_id:
+            raise InvalidInput("agentId", "a personal document needs the agent it belongs to")
+        return Owner(scope, check_key(agent_id, "agentId"), None)
+    if scope is Scope.TEAM:
+        if not team_id:
+            raise InvalidInput("teamId", "a team document needs the team it belongs to")
+        return Owner(scope, None, check_key(team_id, "teamId"))
+    if agent_id or team_id:
+        raise InvalidInput("scope", "a shared document has no agentId or teamId; choose PERSONAL or TEAM")
+    return Owner(scope)
+
+
+def title_from(path: str, content: str) -> str:
+    """The first markdown heading, else the file name without its suffix."""
+    for line in content.splitlines()[:50]:
+        if line.startswith("# ") and line[2:].strip():
+            return line[2:].strip()[:MAX_TITLE_LENGTH]
+    return PurePosixPath(path).stem or path
+
+
+class DocumentService:
+    def __init__(self, graph: Graph, workspace: Workspace, max_page_size: int) -> None:
+        self.graph = graph
+        self.workspace = workspace
+        self.max_page_size = max_page_size
+
+    async def create(self, principal: Principal, draft: DocumentDraft) -> Document:
+        path = normalize_path(draft.path)
+        owner = owner_of(draft.scope, draft.agent_id, draft.team_id)
+        if not principal.may_write(owner):
+            raise Forbidden(f"you cannot write to the {owner.scope.value} space of {owner.key}")
+        data = draft.content.encode("utf-8")
+        if len(data) > MAX_FILE_BYTES:
+            raise LimitExceeded(f"content is {len(data)} bytes; a document holds at most {MAX_FILE_BYTES} bytes",
+                                field="content", limit=MAX_FILE_BYTES)
+        title = (draft.title or "").strip() or title_from(path, draft.content)
+        if len(title) > MAX_TITLE_LENGTH:
+            raise InvalidInput("title", f"at most {MAX_TITLE_LENGTH} characters")
+        doc_type = draft.doc_type or DOC_TYPES_BY_SUFFIX.get(PurePosixPath(path).suffix.lower(), "text")
+        target = self.workspace.file_for(principal.tenant_id, owner, path)
+        if await self.graph.read(cypher.document_id_at, principal.tenant_id, owner.key, path):
+            raise Conflict(f"a document already exists at {path!r} in {owner.key}; update it instead", path=path)
+        try:
+            document = await self.graph.write(
+                cypher.create_document,
+                id=f"doc_{uuid.uuid4().hex}", tenant=principal.tenant_id, scope=owner.scope.value,
+                agentId=owner.agent_id, teamId=owner.team_id, ownerKey=owner.key, path=path, title=title,
+                docType=doc_type, contentHash=sha256_hex(data), sizeBytes=len(data),
+                metadata=json.dumps(draft.metadata), category=draft.category,
+            )
+        except ConstraintError as exc:
+            raise Conflict(f"a document already exists at {path!r} in {owner.key}", path=path) from exc
+        await self.workspace.write(target, data)
+        return document
+
+    async def find(self, principal: Principal, document_id: str) -> Document | None:
+        document = await self.graph.read(cypher.document_by_id, principal.tenant_id, document_id)
+        return document if document is not None and self._visible(principal, document) else None
+
+    async def get(self, principal: Principal, document_id: str) -> Document:
+        document = await self.find(principal, document_id)
+        if document is None:
+            raise NotFound(f"no document with id {document_id!r}", id=document_id)
+        return document
+
+    async def get_by_path(self, principal: Principal, path: str) -> Document:
+        path = normalize_path(path)
+        document = await self.graph.read(
+            cypher.document_by_path, principal.tenant_id, path, principal.visible_owner_keys()
+        )
+        if document is None:
+            raise NotFound(f"no document at path {path!r}", path=path)
+        return document
+
+    async def list(
+        self, principal: Principal, filters: DocumentFilter, first: int | None, after: str | None
+    ) -> Page[Document]:
+        limit = page_size(first, self.max_page_size)
+        after_path, after_id = decode_cursor(after, 2) if after else (None, None)
+        params: dict[str, Any] = {
+            "tenant": principal.tenant_id, "ownerKeys": principal.visible_owner_keys(),
+            "scope": filters.scope.value if filters.scope else None, "docType": filters.doc_type,
+            "teamId": filters.team_id, "agentId": filters.agent_id, "category": filters.category,
+            "afterPath": after_path, "afterId": after_id, "limit": limit + 1,
+        }
+        rows = await self.graph.read(cypher.documents_page, **params)
+        total = await self.graph.read(cypher.count_documents, **params)
+        items = [(encode_cursor(d.path, d.id), d) for d in rows[:limit]]
+        return Page(items=items, has_next_page=len(rows) > limit, total_count=total)
+
+    async def read_content(self, principal: Principal, document: Document) -> str:
+        target = self.workspace.file_for(principal.tenant_id, document.owner, document.path)
+        data = await self.workspace.read(target, MAX_FILE_BYTES)
+        return data.decode("utf-8", errors="replace")
+
+    @staticmethod
+    def _visible(principal: Principal, document: Document) -> bool:
+        keys = principal.visible_owner_keys()
+        return keys is None or document.owner.key in keys

@@ -1,0 +1,151 @@
+"""The one wikilink and ``#tag`` parser: pure functions, no I/O, Obsidian's grammar.
+
+``[[T]]``, ``[[T|Alias]]``, ``[[T#Heading]]``, ``[[T#H1#H2|Alias]]``, ``[[T#^block]]``, ``[[#Heading]]`` (the
+same note, target ``""``) and ``![[T]]`` embeds, which Obsidian counts as links. The rules follow the shared
+conformance cases (captured Obsidian behaviour):
+
+- the link text splits at the first ``|`` into link and alias, but only when something precedes it
+  (``[[|alias]]`` is a link to ``"|alias"``); ``\\|``, the form used inside tables, is the same separator;
+- the link splits at the first ``#`` into target and heading; a heading starting with ``^`` is a block id;
+- the target is trimmed and loses a final ``.md``; headings, block ids and aliases are trimmed;
+- nothing inside fenced code, inline code, HTML comments or HTML tags counts, and ``\\[[x]]`` is no link;
+  ``%%comments%%`` do not hide links or tags (Obsidian indexes them);
+- front matter is not body: its links and ``tags`` property are reported apart.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from vaultgraph.text.frontmatter import find_frontmatter, frontmatter_scan, frontmatter_tags
+from vaultgraph.text.masking import MASK, is_escaped, mask_markup, mask_spans
+from vaultgraph.text.resolve import resolve, resolve_workspace
+from vaultgraph.text.tags import find_tags
+
+__all__ = ["CONTEXT_CHARS", "ParsedText", "WikiLink", "parse", "resolve", "resolve_workspace"]
+
+CONTEXT_CHARS = 25
+"""How many characters of source either side of a link make up its ``context``."""
+
+# The link text cannot hold brackets, a line break or masked text, so "[[a [[b]]" links to "b" only.
+_LINK = re.compile(rf"(?P<bang>!?)\[\[(?P<inner>[^\[\]\n{MASK}]+)\]\]")
+
+
+@dataclass(frozen=True, slots=True)
+class WikiLink:
+    """One ``[[…]]`` or ``![[…]]``; ``source[start:end]`` is its text, ``!`` included for an embed."""
+
+    target: str
+    heading: str | None
+    block: str | None
+    alias: str | None
+    embed: bool
+    start: int
+    end: int
+    context: str
+
+    @property
+    def is_self_link(self) -> bool:
+        """``[[#Heading]]`` and ``[[#^block]]`` point into the note that holds them."""
+        return self.target == ""
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedText:
+    """Links and tags of one markdown source, in source order.
+
+    ``tags`` keeps every occurrence, as Obsidian's metadata cache does; ``unique_tags`` is the deduplicated set
+    (tags compare case-insensitively in Obsidian, the first spelling wins).
+    """
+
+    links: tuple[WikiLink, ...]
+    tags: tuple[str, ...]
+    frontmatter_links: tuple[WikiLink, ...] = ()
+    frontmatter_tags: tuple[str, ...] = ()
+
+    @property
+    def all_links(self) -> tuple[WikiLink, ...]:
+        """Front-matter links, then body links: Obsidian resolves and counts both."""
+        return self.frontmatter_links + self.links
+
+    @property
+    def unique_tags(self) -> tuple[str, ...]:
+        """Front-matter and body tags, each once, compared case-insensitively, first spelling kept."""
+        seen: dict[str, str] = {}
+        for tag in self.frontmatter_tags + self.tags:
+            seen.setdefault(tag.casefold(), tag)
+        return tuple(seen.values())
+
+
+def _strip_md(target: str) -> str:
+    return target[:-3] if target[-3:].lower() == ".md" else target
+
+
+def _context(source: str, start: int, end: int, region: tuple[int, int]) -> str:
+    around = source[max(region[0], start - CONTEXT_CHARS) : min(region[1], end + CONTEXT_CHARS)]
+    return " ".join(around.split())
+
+
+def _link(source: str, inner: str, embed: bool, span: tuple[int, int], region: tuple[int, int]) -> WikiLink | None:
+    if not inner.strip():
+        return None
+    text, alias = inner, None
+    pipe = inner.find("|")
+    if pipe > 0:
+        text = inner[:pipe].removesuffix("\\")
+        alias = inner[pipe + 1 :].strip() or None
+    target, has_anchor, anchor = text.partition("#")
+    heading = block = None
+    if has_anchor:
+        anchor = anchor.strip()
+        if anchor.startswith("^"):
+            block = anchor[1:].strip() or None
+        else:
+            heading = anchor or None
+    return WikiLink(
+        target=_strip_md(target.strip()),
+        heading=heading,
+        block=block,
+        alias=alias,
+        embed=embed,
+        start=span[0],
+        end=span[1],
+        context=_context(source, span[0], span[1], region),
+    )
+
+
+def _find_links(source: str, scan: str, region: tuple[int, int]) -> Iterator[WikiLink]:
+    """Links found in ``scan``; their context never reaches outside ``region`` (body or front matter)."""
+    for found in _LINK.finditer(scan):
+        start = found.start()
+        embed = bool(found["bang"])
+        if embed and is_escaped(scan, start):
+            embed, start = False, start + 1  # "\![[x]]" is a plain link after a literal "!"
+        elif not embed and is_escaped(scan, start):
+            continue  # "\[[x]]" is literal text
+        link = _link(source, found["inner"], embed, (start, found.end()), region)
+        if link is not None:
+            yield link
+
+
+def parse(markdown: str) -> ParsedText:
+    """Every wikilink, embed and inline tag of ``markdown``, plus front-matter links and ``tags``."""
+    span = find_frontmatter(markdown)
+    body_start = span.end if span else 0
+    scan = mask_markup(markdown, body_start)
+    links = tuple(_find_links(markdown, scan, (body_start, len(markdown))))
+    # Link text is no place for tags: "[[#Heading|x]]" names a heading, not the tag "Heading".
+    tag_scan = mask_spans(scan, [(link.start, link.end) for link in links])
+    tags = tuple(name for name, _, _ in find_tags(tag_scan))
+    if span is None:
+        return ParsedText(links=links, tags=tags)
+    return ParsedText(
+        links=links,
+        tags=tags,
+        frontmatter_links=tuple(
+            _find_links(markdown, frontmatter_scan(markdown, span), (span.yaml_start, span.yaml_end))
+        ),
+        frontmatter_tags=frontmatter_tags(markdown[span.yaml_start : span.yaml_end]),
+    )
