@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
+from cross_web import HTTPException
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
@@ -16,11 +17,14 @@ from strawberry.asgi import GraphQL
 
 from vaultgraph.config import Settings
 from vaultgraph.domain import Principal
+from vaultgraph.errors import InvalidInput
 from vaultgraph.graph.session import Graph
 from vaultgraph.health import Neo4jMonitor
 from vaultgraph.schema.context import Context, Services
 from vaultgraph.schema.root import build_schema
 from vaultgraph.services.documents import DocumentService
+from vaultgraph.services.links import LinkService
+from vaultgraph.services.notes import NoteService
 from vaultgraph.workspace import Workspace, check_key
 
 
@@ -30,19 +34,43 @@ def neo4j_uri(settings: Settings) -> str:
 
 def build_services(settings: Settings, graph: Graph) -> Services:
     workspace = Workspace(settings.workspace_dir)
-    return Services(documents=DocumentService(graph, workspace, settings.page_size_max))
+    links = LinkService(graph, workspace, settings.page_size_max)
+    return Services(
+        documents=DocumentService(graph, workspace, settings.page_size_max),
+        notes=NoteService(graph, settings.page_size_max),
+        links=links,
+    )
+
+
+def dev_principal(headers: Mapping[str, str], default_tenant: str) -> Principal:
+    """Development mode: the principal from X-Vaultgraph-* headers, else the local tenant seeing every scope.
+
+    Only for a server on loopback; API keys replace this (see the README)."""
+    tenant = headers.get("x-vaultgraph-tenant") or default_tenant
+    agent = headers.get("x-vaultgraph-agent") or None
+    teams = [t.strip() for t in (headers.get("x-vaultgraph-teams") or "").split(",") if t.strip()]
+    try:
+        check_key(tenant, "X-Vaultgraph-Tenant")
+        for value, name in [(agent, "X-Vaultgraph-Agent"), *((t, "X-Vaultgraph-Teams") for t in teams)]:
+            if value is not None:
+                check_key(value, name)
+    except InvalidInput as exc:
+        raise HTTPException(400, exc.message) from exc
+    return Principal(tenant_id=tenant, agent_id=agent, team_ids=frozenset(teams),
+                     sees_all_scopes=agent is None and not teams)
 
 
 class GraphQLApp(GraphQL[Context, None]):
     """Strawberry's ASGI app with vaultgraph's typed Context."""
 
-    def __init__(self, services: Services, principal: Principal, **kwargs: Any) -> None:
+    def __init__(self, services: Services, default_tenant: str, **kwargs: Any) -> None:
         super().__init__(build_schema(), **kwargs)
         self.services = services
-        self.principal = principal
+        self.default_tenant = default_tenant
 
     async def get_context(self, request: Request | WebSocket, response: Any) -> Context:
-        return Context(principal=self.principal, services=self.services, request=request, response=response)
+        principal = dev_principal(request.headers, self.default_tenant)
+        return Context(principal=principal, services=self.services, request=request, response=response)
 
 
 def create_app(settings: Settings) -> Starlette:
@@ -50,9 +78,7 @@ def create_app(settings: Settings) -> Starlette:
     graph = Graph.connect(uri, settings.neo4j_user, settings.neo4j_password, settings.neo4j_database)
     monitor = Neo4jMonitor(graph, uri, settings.embedding_dimensions)
     services = build_services(settings, graph)
-    # Development mode: one local tenant that sees every scope. API keys replace this (see README).
-    principal = Principal(tenant_id=check_key(settings.dev_tenant, "VAULTGRAPH_DEV_TENANT"), sees_all_scopes=True)
-    graphql = GraphQLApp(services, principal, graphql_ide="graphiql")
+    graphql = GraphQLApp(services, check_key(settings.dev_tenant, "VAULTGRAPH_DEV_TENANT"), graphql_ide="graphiql")
 
     async def healthz(request: Request) -> JSONResponse:
         health = monitor.health
@@ -83,6 +109,7 @@ def create_app(settings: Settings) -> Starlette:
         lifespan=lifespan,
     )
     app.state.settings = settings
+    app.state.graph = graph
     app.state.services = services
     app.state.monitor = monitor
     return app

@@ -57,6 +57,15 @@ class Settings(BaseSettings):
 
     page_size_max: int = Field(100, ge=1, le=1000, description="Largest page a list query returns.")
 
+    search_fusion: Literal["weighted", "rrf"] = Field(
+        "weighted", description="Default fusion of hybrid search: weighted sum or reciprocal rank fusion."
+    )
+    search_keyword_weight: float = Field(0.4, ge=0, le=1, description="Weight of the keyword channel (weighted).")
+    search_vector_weight: float = Field(0.6, ge=0, le=1, description="Weight of the vector channel (weighted).")
+    search_query_cache: int = Field(256, ge=0, description="Query embeddings kept in the LRU cache (0: none).")
+    chunk_max_chars: int = Field(1200, ge=100, description="Longest chunk a long body is split into, in characters.")
+    chunk_overlap_chars: int = Field(150, ge=0, description="Characters shared by neighbouring chunks of a section.")
+
     @property
     def neo4j_home(self) -> Path:
         return self.data_dir / "neo4j"

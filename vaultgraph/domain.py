@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any, Generic, TypeVar
 
 T = TypeVar("T")
@@ -102,3 +102,71 @@ class Page(Generic[T]):
     has_next_page: bool
     total_count: int = 0
     extra: dict[str, Any] = field(default_factory=dict)
+
+
+class LinkOrigin(enum.Enum):
+    USER = "user"
+    AGENT = "agent"
+    WIKILINK = "wikilink"
+    SUGGESTION = "suggestion"
+
+
+class Direction(enum.Enum):
+    OUT = "OUT"
+    IN = "IN"
+    BOTH = "BOTH"
+
+
+@dataclass(frozen=True, slots=True)
+class Note:
+    id: str
+    tenant_id: str
+    owner: Owner
+    slug: str
+    title: str
+    body: str
+    body_sha256: str
+    frontmatter: dict[str, Any]
+    tags: tuple[str, ...]
+    kind: str
+    note_date: date | None
+    pinned: bool
+    archived_at: datetime | None
+    created_by_agent_id: str | None
+    indexed: bool
+    created_at: datetime
+    updated_at: datetime
+
+
+Item = Document | Note
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    """A typed edge. `target` is None while it points at a ghost (an unresolved ref)."""
+
+    id: str
+    type: str
+    source_id: str
+    target_id: str | None
+    ref: str
+    label: str | None
+    heading: str | None
+    context: str | None
+    origin: LinkOrigin
+    confidence: float | None
+    created_at: datetime
+    source: Item | None = None
+    target: Item | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Reached:
+    """One node a traversal reached: how deep, by which edge, in which direction."""
+
+    item: Item
+    depth: int
+    via_link_id: str
+    via_type: str
+    via_direction: Direction
+    from_id: str

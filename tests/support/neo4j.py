@@ -41,7 +41,8 @@ def start_test_neo4j(repo: Path) -> TestNeo4j:
         return TestNeo4j(uri, asyncio.run(_version(uri, user, password)), owned=False)
     port = int(os.environ.get("VAULTGRAPH_TEST_NEO4J_PORT", "7688"))
     settings = Settings(
-        data_dir=repo / ".vaultgraph-test", neo4j_bolt_port=port, neo4j_heap_mb=1024, neo4j_pagecache_mb=512
+        # One data folder per port: runs on different ports (parallel work, CI beside a dev run) never collide.
+        data_dir=repo / ".vaultgraph-test" / str(port), neo4j_bolt_port=port, neo4j_heap_mb=1024, neo4j_pagecache_mb=512
     )
     local = local_neo4j.LocalNeo4j.from_settings(settings)
     owned = local_neo4j.start(local, settings.java_home, settings.neo4j_start_timeout)

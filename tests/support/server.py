@@ -10,6 +10,7 @@ from typing import Any
 
 import httpx
 import uvicorn
+from starlette.applications import Starlette
 
 from vaultgraph.app import create_app
 from vaultgraph.config import Settings
@@ -19,17 +20,23 @@ from vaultgraph.config import Settings
 class RunningServer:
     url: str
     client: httpx.AsyncClient
+    app: Starlette
 
-    async def graphql(self, query: str, variables: dict[str, Any] | None = None) -> dict[str, Any]:
+    async def graphql(
+        self, query: str, variables: dict[str, Any] | None = None, headers: dict[str, str] | None = None
+    ) -> dict[str, Any]:
         """POST one operation and return the whole response body (data and errors)."""
-        response = await self.client.post("/graphql", json={"query": query, "variables": variables or {}})
+        response = await self.client.post("/graphql", json={"query": query, "variables": variables or {}},
+                                          headers=headers)
         assert response.status_code == 200, response.text
         body: dict[str, Any] = response.json()
         return body
 
-    async def data(self, query: str, variables: dict[str, Any] | None = None) -> dict[str, Any]:
+    async def data(
+        self, query: str, variables: dict[str, Any] | None = None, headers: dict[str, str] | None = None
+    ) -> dict[str, Any]:
         """POST one operation that must succeed; return its data."""
-        body = await self.graphql(query, variables)
+        body = await self.graphql(query, variables, headers)
         assert "errors" not in body, body["errors"]
         data: dict[str, Any] = body["data"]
         return data
@@ -37,8 +44,9 @@ class RunningServer:
 
 @contextlib.asynccontextmanager
 async def run_server(settings: Settings) -> AsyncIterator[RunningServer]:
+    app = create_app(settings)
     config = uvicorn.Config(
-        create_app(settings),
+        app,
         host="127.0.0.1",
         port=settings.port,
         log_config=None,
@@ -55,7 +63,7 @@ async def run_server(settings: Settings) -> AsyncIterator[RunningServer]:
     url = f"http://127.0.0.1:{port}"
     async with httpx.AsyncClient(base_url=url, timeout=30) as client:
         try:
-            yield RunningServer(url, client)
+            yield RunningServer(url, client, app)
         finally:
             server.should_exit = True
             await task

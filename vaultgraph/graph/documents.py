@@ -12,14 +12,15 @@ from vaultgraph.graph.records import document_from_node
 CREATE_DOCUMENT = """
 CREATE (d:Item:Document {
   id: $id, tenantId: $tenant, scope: $scope, agentId: $agentId, teamId: $teamId, ownerKey: $ownerKey,
-  path: $path, title: $title, docType: $docType, contentHash: $contentHash, sizeBytes: $sizeBytes,
+  path: $path, pathLower: $pathLower, basenameLower: $basenameLower,
+  title: $title, docType: $docType, contentHash: $contentHash, sizeBytes: $sizeBytes,
   metadata: $metadata, category: $category, enrichmentStage: 'QUEUED',
   createdAt: datetime(), updatedAt: datetime(), enrichmentUpdatedAt: datetime()
 })
 RETURN d
 """
 
-DOCUMENT_BY_ID = "MATCH (d:Document {tenantId: $tenant, id: $id}) WHERE d.deletedAt IS NULL RETURN d"
+DOCUMENT_BY_ID = "MATCH (d:Item:Document {tenantId: $tenant, id: $id}) WHERE d.deletedAt IS NULL RETURN d"
 
 DOCUMENT_BY_PATH = """
 MATCH (d:Document {tenantId: $tenant, path: $path})
@@ -55,6 +56,14 @@ WHERE d.deletedAt IS NULL AND ($ownerKeys IS NULL OR d.ownerKey IN $ownerKeys)
 RETURN count(d) AS total
 """
 
+UPDATE_DOCUMENT = """
+MATCH (d:Item:Document {tenantId: $tenant, id: $id}) WHERE d.deletedAt IS NULL
+SET d.title = coalesce($title, d.title), d.docType = coalesce($docType, d.docType),
+    d.category = coalesce($category, d.category), d.metadata = coalesce($metadata, d.metadata),
+    d.updatedAt = datetime()
+RETURN d
+"""
+
 NODE_LABELS = "MATCH (n:Item {tenantId: $tenant, id: $id}) WHERE n.deletedAt IS NULL RETURN labels(n) AS labels"
 
 
@@ -65,6 +74,11 @@ async def create_document(tx: AsyncManagedTransaction, **params: Any) -> Documen
 
 async def document_by_id(tx: AsyncManagedTransaction, tenant: str, id: str) -> Document | None:
     record = await (await tx.run(DOCUMENT_BY_ID, tenant=tenant, id=id)).single()
+    return document_from_node(record["d"]) if record else None
+
+
+async def update_document(tx: AsyncManagedTransaction, **params: Any) -> Document | None:
+    record = await (await tx.run(UPDATE_DOCUMENT, **params)).single()
     return document_from_node(record["d"]) if record else None
 
 

@@ -43,15 +43,29 @@ MIGRATIONS: tuple[Migration, ...] = (
             "CREATE CONSTRAINT document_path IF NOT EXISTS "
             "FOR (d:Document) REQUIRE (d.tenantId, d.ownerKey, d.path) IS UNIQUE",
             "CREATE CONSTRAINT note_slug IF NOT EXISTS FOR (n:Note) REQUIRE (n.tenantId, n.ownerKey, n.slug) IS UNIQUE",
-            "CREATE CONSTRAINT ghost_ref IF NOT EXISTS FOR (g:Ghost) REQUIRE (g.tenantId, g.ownerKey, g.ref) IS UNIQUE",
+            "CREATE CONSTRAINT ghost_ref IF NOT EXISTS FOR (g:Ghost) REQUIRE (g.tenantId, g.ref) IS UNIQUE",
             "CREATE CONSTRAINT chunk_id IF NOT EXISTS FOR (c:Chunk) REQUIRE (c.tenantId, c.id) IS UNIQUE",
             "CREATE INDEX document_list IF NOT EXISTS FOR (d:Document) ON (d.tenantId, d.path)",
             "CREATE INDEX document_stage IF NOT EXISTS FOR (d:Document) ON (d.tenantId, d.enrichmentStage)",
             "CREATE INDEX note_updated IF NOT EXISTS FOR (n:Note) ON (n.tenantId, n.updatedAt)",
-            "CREATE INDEX note_title IF NOT EXISTS FOR (n:Note) ON (n.tenantId, n.titleKey)",
+            "CREATE INDEX note_slug_lookup IF NOT EXISTS FOR (n:Note) ON (n.tenantId, n.slug)",
+            "CREATE INDEX document_path_lower IF NOT EXISTS FOR (d:Document) ON (d.tenantId, d.pathLower)",
+            "CREATE INDEX document_basename IF NOT EXISTS FOR (d:Document) ON (d.tenantId, d.basenameLower)",
+            "CREATE INDEX item_created IF NOT EXISTS FOR (n:Item) ON (n.tenantId, n.createdAt)",
             "CREATE INDEX chunk_item IF NOT EXISTS FOR (c:Chunk) ON (c.tenantId, c.itemId)",
             f"CREATE FULLTEXT INDEX {FULLTEXT_INDEX} IF NOT EXISTS FOR (n:Document|Note|Chunk) "
             "ON EACH [n.title, n.path, n.summary, n.body, n.text]",
+        ),
+    ),
+    Migration(
+        2,
+        "full-text index with the English analyzer (stemming) and tenantId as a field, so a Lucene query "
+        "filters by tenant inside the index",
+        (
+            f"DROP INDEX {FULLTEXT_INDEX} IF EXISTS",
+            f"CREATE FULLTEXT INDEX {FULLTEXT_INDEX} IF NOT EXISTS FOR (n:Document|Note|Chunk) "
+            "ON EACH [n.title, n.path, n.summary, n.body, n.text, n.tenantId] "
+            "OPTIONS {indexConfig: {`fulltext.analyzer`: 'english'}}",
         ),
     ),
 )

@@ -6,7 +6,7 @@ import json
 from datetime import datetime
 from typing import Any
 
-from vaultgraph.domain import Document, Enrichment, EnrichmentStage, Owner, Scope
+from vaultgraph.domain import Document, Enrichment, EnrichmentStage, Item, Link, LinkOrigin, Note, Owner, Scope
 
 
 def to_datetime(value: Any) -> datetime:
@@ -39,4 +39,52 @@ def document_from_node(node: Any) -> Document:
         ),
         created_at=to_datetime(node["createdAt"]),
         updated_at=to_datetime(node["updatedAt"]),
+    )
+
+
+def note_from_node(node: Any) -> Note:
+    archived = node.get("archivedAt")
+    note_date = node.get("noteDate")
+    return Note(
+        id=node["id"],
+        tenant_id=node["tenantId"],
+        owner=owner_from_node(node),
+        slug=node["slug"],
+        title=node["title"],
+        body=node.get("body", ""),
+        body_sha256=node.get("bodySha256", ""),
+        frontmatter=json.loads(node.get("frontmatter") or "{}"),
+        tags=tuple(node.get("tags") or ()),
+        kind=node.get("kind", "note"),
+        note_date=note_date.to_native() if note_date is not None else None,
+        pinned=bool(node.get("pinned", False)),
+        archived_at=to_datetime(archived) if archived is not None else None,
+        created_by_agent_id=node.get("createdByAgentId"),
+        indexed=bool(node.get("indexed", False)),
+        created_at=to_datetime(node["createdAt"]),
+        updated_at=to_datetime(node["updatedAt"]),
+    )
+
+
+def item_from_node(node: Any) -> Item:
+    return note_from_node(node) if "Note" in node.labels else document_from_node(node)
+
+
+def link_from_record(rel: Any, source: Any | None = None, target: Any | None = None) -> Link:
+    """`rel` is the relationship; `source`/`target` the endpoint nodes when the query returned them."""
+    is_item = target is not None and "Item" in target.labels
+    return Link(
+        id=rel["id"],
+        type=rel.type,
+        source_id=source["id"] if source is not None else rel.start_node["id"],
+        target_id=target["id"] if is_item else None,
+        ref=rel["ref"],
+        label=rel.get("label"),
+        heading=rel.get("heading"),
+        context=rel.get("context"),
+        origin=LinkOrigin(rel.get("origin", "user")),
+        confidence=rel.get("confidence"),
+        created_at=to_datetime(rel["createdAt"]),
+        source=item_from_node(source) if source is not None else None,
+        target=item_from_node(target) if is_item else None,
     )

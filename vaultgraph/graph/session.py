@@ -25,6 +25,7 @@ class Graph:
         self.database = database
         # Set by the health monitor while Neo4j does not answer, so calls fail at once instead of retrying.
         self.down_reason: str | None = None
+        self.transactions = 0  # managed transactions started; tests count queries with it
 
     @classmethod
     def connect(cls, uri: str, user: str, password: str | None, database: str | None = None) -> Graph:
@@ -52,6 +53,7 @@ class Graph:
     async def _run(self, mode: str, fn: Callable[..., Awaitable[T]], *args: Any, **kwargs: Any) -> T:
         if self.down_reason is not None:
             raise Unavailable(f"Neo4j is not available ({self.down_reason}); check /healthz and try again.")
+        self.transactions += 1
         try:
             async with self.driver.session(database=self.database, default_access_mode=mode) as session:
                 if mode == neo4j.READ_ACCESS:

@@ -6,8 +6,8 @@ import strawberry
 
 from vaultgraph.errors import InvalidInput
 from vaultgraph.schema.context import Info
-from vaultgraph.schema.inputs import DocumentInput
-from vaultgraph.schema.types import Document, DocumentConnection, Node, Scope
+from vaultgraph.schema.inputs import DeletePayload, DocumentInput, DocumentUpdateInput
+from vaultgraph.schema.types import Document, DocumentConnection, Scope
 from vaultgraph.services.documents import DocumentDraft, DocumentFilter
 
 
@@ -18,8 +18,7 @@ async def document(info: Info, id: strawberry.ID | None = None, path: str | None
         raise InvalidInput("id", "give exactly one of `id` or `path`")
     if id is not None:
         return Document.from_domain(await ctx.services.documents.get(ctx.principal, str(id)))
-    assert path is not None  # narrowed by the check above
-    return Document.from_domain(await ctx.services.documents.get_by_path(ctx.principal, path))
+    return Document.from_domain(await ctx.services.documents.get_by_path(ctx.principal, str(path)))
 
 
 async def documents(
@@ -34,29 +33,33 @@ async def documents(
 ) -> DocumentConnection:
     """Documents in path order, a page at a time."""
     ctx = info.context
-    filters = DocumentFilter(
-        scope=scope, doc_type=doc_type, team_id=team_id,
-        agent_id=agent_id, category=category,
-    )
-    page = await ctx.services.documents.list(ctx.principal, filters, first, after)
-    return DocumentConnection.from_page(page)
-
-
-async def node(info: Info, id: strawberry.ID) -> Node | None:
-    """Any object by its global id; null when it does not exist or is not visible."""
-    ctx = info.context
-    if str(id).startswith("doc_"):
-        found = await ctx.services.documents.find(ctx.principal, str(id))
-        return Document.from_domain(found) if found else None
-    return None
+    filters = DocumentFilter(scope=scope, doc_type=doc_type, team_id=team_id, agent_id=agent_id, category=category)
+    return DocumentConnection.from_page(await ctx.services.documents.list(ctx.principal, filters, first, after))
 
 
 async def create_document(info: Info, input: DocumentInput) -> Document:
     """Write a file into the workspace and register it as a document."""
     ctx = info.context
     draft = DocumentDraft(
-        path=input.path, content=input.content, title=input.title, doc_type=input.doc_type,
-        scope=input.scope, agent_id=input.agent_id, team_id=input.team_id,
-        category=input.category, metadata=dict(input.metadata or {}),
+        path=input.path, content=input.content, title=input.title, doc_type=input.doc_type, scope=input.scope,
+        agent_id=input.agent_id, team_id=input.team_id, category=input.category, metadata=dict(input.metadata or {}),
     )
     return Document.from_domain(await ctx.services.documents.create(ctx.principal, draft))
+
+
+async def update_document(info: Info, id: strawberry.ID, input: DocumentUpdateInput) -> Document:
+    """Change a document's title, type, category or metadata (its file is untouched)."""
+    ctx = info.context
+    updated = await ctx.services.documents.update(
+        ctx.principal, str(id), title=input.title, doc_type=input.doc_type, category=input.category,
+        metadata=dict(input.metadata) if input.metadata is not None else None,
+    )
+    return Document.from_domain(updated)
+
+
+async def delete_document(info: Info, id: strawberry.ID) -> DeletePayload:
+    """Remove the document and its file; links to it turn back into ghosts."""
+    ctx = info.context
+    document = await ctx.services.documents.get_writable(ctx.principal, str(id))
+    await ctx.services.links.hard_delete(ctx.principal, document)
+    return DeletePayload(id=id, deleted=True)

@@ -2,16 +2,25 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
+from typing import TYPE_CHECKING, Annotated
 
 import strawberry
 from strawberry.scalars import JSON
 
 from vaultgraph import domain
 from vaultgraph.schema.context import Info
+from vaultgraph.schema.loaders import CountKey, PageKey
+
+if TYPE_CHECKING:
+    from vaultgraph.schema.links import LinkConnection
 
 Scope = strawberry.enum(domain.Scope, description="Who can see an item: one agent, one team, or the tenant.")
 EnrichmentStage = strawberry.enum(domain.EnrichmentStage, description="Where a document is in enrichment.")
+LinkOrigin = strawberry.enum(domain.LinkOrigin, description="Who made a link: a user, an agent, a [[wikilink]]…")
+Direction = strawberry.enum(domain.Direction, description="Which way to follow links.")
+
+LinkConnectionType = Annotated["LinkConnection", strawberry.lazy("vaultgraph.schema.links")]
 
 
 @strawberry.interface(description="An object with a globally unique id, fetchable through `node(id:)`.")
@@ -19,10 +28,31 @@ class Node:
     id: strawberry.ID
 
 
+def _connection(item_id: str, outgoing: bool, types: list[str] | None, first: int | None,
+                after: str | None) -> LinkConnection:
+    from vaultgraph.schema.links import LinkConnection
+
+    key_types = tuple(types) if types else None
+    return LinkConnection(page_key=PageKey(item_id, outgoing, key_types, first, after),
+                          count_key=CountKey(item_id, outgoing, key_types))
+
+
 @strawberry.interface(description="A document or a note: something links point to and from.")
 class Item(Node):
     title: str
     scope: Scope
+    agent_id: str | None
+    team_id: str | None
+
+    @strawberry.field(description="Links from this item, ghosts (unresolved [[refs]]) included, oldest first.")
+    def outgoing(self, types: list[str] | None = None, first: int | None = None,
+                 after: str | None = None) -> LinkConnectionType:
+        return _connection(str(self.id), True, types, first, after)
+
+    @strawberry.field(description="Links to this item from items you can see, with their context snippets.")
+    def backlinks(self, types: list[str] | None = None, first: int | None = None,
+                  after: str | None = None) -> LinkConnectionType:
+        return _connection(str(self.id), False, types, first, after)
 
 
 @strawberry.type
@@ -44,8 +74,6 @@ class Document(Item):
     category: str | None
     content_hash: str | None
     size_bytes: int
-    agent_id: str | None
-    team_id: str | None
     metadata: JSON
     enrichment: EnrichmentState
     created_at: datetime
@@ -65,6 +93,38 @@ class Document(Item):
             metadata=doc.metadata, enrichment=EnrichmentState.from_domain(doc.enrichment),
             created_at=doc.created_at, updated_at=doc.updated_at, _domain=doc,
         )
+
+
+@strawberry.type(description="Authored markdown stored in the graph; its [[wikilinks]] are edges.")
+class Note(Item):
+    slug: str
+    body: str
+    body_sha256: str
+    kind: str
+    tags: list[str]
+    frontmatter: JSON
+    note_date: date | None
+    pinned: bool
+    archived_at: datetime | None
+    created_by_agent_id: str | None
+    indexed: bool
+    created_at: datetime
+    updated_at: datetime
+
+    @classmethod
+    def from_domain(cls, note: domain.Note) -> Note:
+        return cls(
+            id=strawberry.ID(note.id), title=note.title, scope=note.owner.scope, agent_id=note.owner.agent_id,
+            team_id=note.owner.team_id, slug=note.slug, body=note.body, body_sha256=note.body_sha256,
+            kind=note.kind, tags=list(note.tags), frontmatter=note.frontmatter, note_date=note.note_date,
+            pinned=note.pinned, archived_at=note.archived_at, created_by_agent_id=note.created_by_agent_id,
+            indexed=note.indexed, created_at=note.created_at, updated_at=note.updated_at,
+        )
+
+
+def item_type(item: domain.Item) -> Document | Note:
+    """The schema type of a domain item."""
+    return Note.from_domain(item) if isinstance(item, domain.Note) else Document.from_domain(item)
 
 
 @strawberry.type
@@ -92,9 +152,36 @@ class DocumentConnection:
     @classmethod
     def from_page(cls, page: domain.Page[domain.Document]) -> DocumentConnection:
         edges = [DocumentEdge(cursor=cursor, node=Document.from_domain(doc)) for cursor, doc in page.items]
-        return cls(
-            edges=edges,
-            page_info=PageInfo(has_next_page=page.has_next_page, end_cursor=edges[-1].cursor if edges else None),
-            total_count=page.total_count,
-        )
+        return cls(edges=edges, page_info=PageInfo(has_next_page=page.has_next_page,
+                                                   end_cursor=edges[-1].cursor if edges else None),
+                   total_count=page.total_count)
 
+
+@strawberry.type
+class NoteEdge:
+    cursor: str
+    node: Note
+
+
+@strawberry.type
+class NoteConnection:
+    edges: list[NoteEdge]
+    page_info: PageInfo
+    total_count: int
+
+    @strawberry.field(description="The notes of this page, without cursors.")
+    def nodes(self) -> list[Note]:
+        return [edge.node for edge in self.edges]
+
+    @classmethod
+    def from_page(cls, page: domain.Page[domain.Note]) -> NoteConnection:
+        edges = [NoteEdge(cursor=cursor, node=Note.from_domain(note)) for cursor, note in page.items]
+        return cls(edges=edges, page_info=PageInfo(has_next_page=page.has_next_page,
+                                                   end_cursor=edges[-1].cursor if edges else None),
+                   total_count=page.total_count)
+
+
+@strawberry.type
+class TagCount:
+    tag: str
+    count: int

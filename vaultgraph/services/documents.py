@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
 
+from neo4j import AsyncManagedTransaction
 from neo4j.exceptions import ConstraintError
 
 from vaultgraph.domain import Document, Owner, Page, Principal, Scope
@@ -15,6 +16,7 @@ from vaultgraph.errors import Conflict, Forbidden, InvalidInput, LimitExceeded, 
 from vaultgraph.graph import documents as cypher
 from vaultgraph.graph.session import Graph
 from vaultgraph.services.pagination import decode_cursor, encode_cursor, page_size
+from vaultgraph.services.wikilink_sync import sync_wikilinks
 from vaultgraph.workspace import Workspace, check_key, normalize_path, sha256_hex
 
 MAX_FILE_BYTES = 50 * 1024 * 1024
@@ -94,9 +96,10 @@ class DocumentService:
             raise Conflict(f"a document already exists at {path!r} in {owner.key}; update it instead", path=path)
         try:
             document = await self.graph.write(
-                cypher.create_document,
+                self._create_tx,
                 id=f"doc_{uuid.uuid4().hex}", tenant=principal.tenant_id, scope=owner.scope.value,
-                agentId=owner.agent_id, teamId=owner.team_id, ownerKey=owner.key, path=path, title=title,
+                agentId=owner.agent_id, teamId=owner.team_id, ownerKey=owner.key, path=path,
+                pathLower=path.casefold(), basenameLower=PurePosixPath(path).name.casefold(), title=title,
                 docType=doc_type, contentHash=sha256_hex(data), sizeBytes=len(data),
                 metadata=json.dumps(draft.metadata), category=draft.category,
             )
@@ -108,6 +111,13 @@ class DocumentService:
     async def find(self, principal: Principal, document_id: str) -> Document | None:
         document = await self.graph.read(cypher.document_by_id, principal.tenant_id, document_id)
         return document if document is not None and self._visible(principal, document) else None
+
+    @staticmethod
+    async def _create_tx(tx: AsyncManagedTransaction, **params: Any) -> Document:
+        document = await cypher.create_document(tx, **params)
+        # Incoming pass: [[wikilinks]] written before this document existed bind to it now.
+        await sync_wikilinks(tx, document, None, bind_own_refs=True)
+        return document
 
     async def get(self, principal: Principal, document_id: str) -> Document:
         document = await self.find(principal, document_id)
@@ -139,6 +149,27 @@ class DocumentService:
         total = await self.graph.read(cypher.count_documents, **params)
         items = [(encode_cursor(d.path, d.id), d) for d in rows[:limit]]
         return Page(items=items, has_next_page=len(rows) > limit, total_count=total)
+
+    async def update(
+        self, principal: Principal, document_id: str, title: str | None = None, doc_type: str | None = None,
+        category: str | None = None, metadata: dict[str, Any] | None = None,
+    ) -> Document:
+        document = await self.get_writable(principal, document_id)
+        if title is not None and not (0 < len(title.strip()) <= MAX_TITLE_LENGTH):
+            raise InvalidInput("title", f"1 to {MAX_TITLE_LENGTH} characters")
+        updated = await self.graph.write(
+            cypher.update_document, tenant=principal.tenant_id, id=document.id,
+            title=title.strip() if title else None, docType=doc_type, category=category,
+            metadata=json.dumps(metadata) if metadata is not None else None,
+        )
+        assert updated is not None  # checked by _writable just before
+        return updated
+
+    async def get_writable(self, principal: Principal, document_id: str) -> Document:
+        document = await self.get(principal, document_id)
+        if not principal.may_write(document.owner):
+            raise NotFound(f"no document with id {document_id!r}", id=document_id)
+        return document
 
     async def read_content(self, principal: Principal, document: Document) -> str:
         target = self.workspace.file_for(principal.tenant_id, document.owner, document.path)

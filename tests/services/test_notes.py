@@ -1,0 +1,195 @@
+"""The save pipeline and links against the real graph: the issue's scenario, measured."""
+
+from __future__ import annotations
+
+import pytest
+
+from vaultgraph.config import Settings
+from vaultgraph.domain import Direction, Principal, Scope
+from vaultgraph.errors import Conflict, InvalidInput, NotFound
+from vaultgraph.graph.session import Graph
+from vaultgraph.services.documents import DocumentDraft, DocumentService
+from vaultgraph.services.links import LinkDraft, LinkService
+from vaultgraph.services.notes import NoteDraft, NoteFilter, NoteService
+from vaultgraph.workspace import Workspace
+
+pytestmark = pytest.mark.graph
+
+
+@pytest.fixture
+def notes(graph: Graph) -> NoteService:
+    return NoteService(graph, max_page_size=100)
+
+
+@pytest.fixture
+def links(graph: Graph, settings: Settings) -> LinkService:
+    return LinkService(graph, Workspace(settings.workspace_dir), max_page_size=100)
+
+
+@pytest.fixture
+def documents(graph: Graph, settings: Settings) -> DocumentService:
+    return DocumentService(graph, Workspace(settings.workspace_dir), max_page_size=100)
+
+
+async def _outgoing(links: LinkService, principal: Principal, item_id: str) -> list:  # type: ignore[type-arg]
+    page = (await links.pages(principal, [item_id], True, None, 100, None))[item_id]
+    return [link for _, link in page.items]
+
+
+async def _backlinks(links: LinkService, principal: Principal, item_id: str) -> list:  # type: ignore[type-arg]
+    page = (await links.pages(principal, [item_id], False, None, 100, None))[item_id]
+    return [link for _, link in page.items]
+
+
+async def test_ghost_binds_when_the_target_appears(
+    notes: NoteService, links: LinkService, principal: Principal
+) -> None:
+    a = (await notes.save(principal, NoteDraft(title="A", body="We follow [[Project Plan|the plan]] closely."))).note
+    [ghost] = await _outgoing(links, principal, a.id)
+    assert (ghost.ref, ghost.label, ghost.target_id) == ("project-plan", "the plan", None)
+    assert ghost.origin.value == "wikilink"
+
+    plan = (await notes.save(principal, NoteDraft(title="Project Plan", body="The plan."))).note
+    [bound] = await _outgoing(links, principal, a.id)
+    assert bound.target_id == plan.id and bound.id == ghost.id and bound.ref == "project-plan"
+    [back] = await _backlinks(links, principal, plan.id)
+    assert back.source_id == a.id
+    assert "[[Project Plan|the plan]]" in (back.context or "")
+
+
+async def test_outgoing_pass_binds_at_save(notes: NoteService, links: LinkService, principal: Principal) -> None:
+    target = (await notes.save(principal, NoteDraft(title="Target"))).note
+    source = (await notes.save(principal, NoteDraft(title="Source", body="see [[target]] and [[Target#Intro]]"))).note
+    [link] = await _outgoing(links, principal, source.id)  # one edge per ref; the heading is display only
+    assert link.target_id == target.id
+
+
+async def test_unchanged_resave_writes_no_links(notes: NoteService, principal: Principal) -> None:
+    draft = NoteDraft(title="Hub", body="[[One]] [[Two]] [[Three]] #tag")
+    first = await notes.save(principal, draft)
+    assert first.sync.added == 3 and first.sync.writes > 0
+    again = await notes.save(principal, NoteDraft(id=first.note.id, title="Hub", body=draft.body))
+    assert not again.body_changed
+    assert again.sync.writes == 0 and again.sync.added == 0 and again.sync.removed == 0
+
+
+async def test_edges_are_diffed_not_rewritten(notes: NoteService, links: LinkService, principal: Principal) -> None:
+    saved = (await notes.save(principal, NoteDraft(title="N", body="[[One]] [[Two]]"))).note
+    before = {link.ref: link.id for link in await _outgoing(links, principal, saved.id)}
+    result = await notes.save(principal, NoteDraft(id=saved.id, title="N", body="[[Two]] [[Three]]"))
+    after = {link.ref: link.id for link in await _outgoing(links, principal, saved.id)}
+    assert set(after) == {"two", "three"}
+    assert after["two"] == before["two"]
+    assert (result.sync.added, result.sync.removed) == (1, 1)
+
+
+async def test_manual_links_survive_resave(notes: NoteService, links: LinkService, principal: Principal) -> None:
+    a = (await notes.save(principal, NoteDraft(title="A", body="[[B]]"))).note
+    b = (await notes.save(principal, NoteDraft(title="B"))).note
+    manual = await links.create(principal, LinkDraft(source_id=a.id, target_id=b.id, type="depends_on"))
+    assert manual.type == "DEPENDS_ON" and manual.origin.value == "user"
+    await notes.save(principal, NoteDraft(id=a.id, title="A", body="nothing now"))
+    assert [link.id for link in await _outgoing(links, principal, a.id)] == [manual.id]
+    with pytest.raises(Conflict):
+        await links.create(principal, LinkDraft(source_id=a.id, target_id=b.id, type="DEPENDS_ON"))
+    with pytest.raises(InvalidInput):
+        await links.create(principal, LinkDraft(source_id=a.id, target_id=b.id, type="drop table"))
+
+
+async def test_rename_binds_ghosts_of_the_new_slug(
+    notes: NoteService, links: LinkService, principal: Principal
+) -> None:
+    a = (await notes.save(principal, NoteDraft(title="A", body="[[New Name]]"))).note
+    b = (await notes.save(principal, NoteDraft(title="Old Name"))).note
+    renamed = (await notes.save(principal, NoteDraft(id=b.id, title="New Name"))).note
+    assert renamed.slug == "new-name"
+    [link] = await _outgoing(links, principal, a.id)
+    assert link.target_id == b.id
+
+
+async def test_hard_delete_turns_backlinks_into_ghosts(
+    notes: NoteService, links: LinkService, principal: Principal
+) -> None:
+    a = (await notes.save(principal, NoteDraft(title="A", body="[[B]]"))).note
+    b = (await notes.save(principal, NoteDraft(title="B", body="[[A]]"))).note
+    await links.hard_delete(principal, b)
+    [ghost] = await _outgoing(links, principal, a.id)
+    assert ghost.target_id is None and ghost.ref == "b"
+    with pytest.raises(NotFound):
+        await notes.get(principal, b.id)
+    again = (await notes.save(principal, NoteDraft(title="B"))).note
+    [bound] = await _outgoing(links, principal, a.id)
+    assert bound.target_id == again.id and bound.id == ghost.id
+
+
+async def test_archive_keeps_everything(notes: NoteService, links: LinkService, principal: Principal) -> None:
+    a = (await notes.save(principal, NoteDraft(title="A", body="[[B]]"))).note
+    b = (await notes.save(principal, NoteDraft(title="B"))).note
+    await notes.archive(principal, b.id)
+    assert [link.target_id for link in await _outgoing(links, principal, a.id)] == [b.id]
+    active = await notes.list(principal, NoteFilter(), None, None)
+    assert [n.id for _, n in active.items] == [a.id]
+    everything = await notes.list(principal, NoteFilter(include_archived=True), None, None)
+    assert {n.id for _, n in everything.items} == {a.id, b.id}
+
+
+async def test_wikilinks_resolve_to_documents_in_goclaw_order(
+    notes: NoteService, documents: DocumentService, links: LinkService, principal: Principal
+) -> None:
+    doc = await documents.create(principal, DocumentDraft(path="guides/setup.md", content="# Setup"))
+    n = (await notes.save(principal, NoteDraft(title="N", body="[[setup]] and [[guides/setup.md]]"))).note
+    assert {link.target_id for link in await _outgoing(links, principal, n.id)} == {doc.id}
+
+
+async def test_document_created_later_binds_ghosts(
+    notes: NoteService, documents: DocumentService, links: LinkService, principal: Principal
+) -> None:
+    n = (await notes.save(principal, NoteDraft(title="N", body="read [[runbook]]"))).note
+    doc = await documents.create(principal, DocumentDraft(path="ops/runbook.md", content="# Runbook"))
+    [link] = await _outgoing(links, principal, n.id)
+    assert link.target_id == doc.id
+
+
+async def test_frontmatter_tags_and_bad_yaml(notes: NoteService, principal: Principal) -> None:
+    body = "---\ntags: [alpha]\nstatus: draft\n---\nText #beta and #123 and `#code`\n"
+    note = (await notes.save(principal, NoteDraft(title="F", body=body))).note
+    assert note.frontmatter == {"tags": ["alpha"], "status": "draft"}
+    assert note.tags == ("alpha", "beta")
+    with pytest.raises(InvalidInput) as caught:
+        await notes.save(principal, NoteDraft(title="G", body="---\na: [unclosed\n---\n"))
+    assert caught.value.field == "body"
+
+
+async def test_duplicate_slug_is_a_conflict_naming_the_note(notes: NoteService, principal: Principal) -> None:
+    first = (await notes.save(principal, NoteDraft(title="Same"))).note
+    with pytest.raises(Conflict) as caught:
+        await notes.save(principal, NoteDraft(title="same!"))
+    assert caught.value.details["id"] == first.id
+
+
+async def test_daily_and_capture(notes: NoteService, links: LinkService, principal: Principal) -> None:
+    first = await notes.capture(principal, "met [[Alice]] about #hiring")
+    second = await notes.capture(principal, "second thought")
+    daily = second.note
+    assert daily.slug.startswith("daily/") and daily.kind == "daily" and daily.id == first.note.id
+    bullets = [line for line in daily.body.splitlines() if line.startswith("- ")]
+    assert len(bullets) == 2 and bullets[0].endswith("met [[Alice]] about #hiring")
+    assert "hiring" in daily.tags
+    assert [link.ref for link in await _outgoing(links, principal, daily.id)] == ["alice"]
+
+
+async def test_scopes_in_links(notes: NoteService, links: LinkService, principal: Principal) -> None:
+    team_note = (await notes.save(principal, NoteDraft(title="Team Doc", scope=Scope.TEAM, team_id="ops"))).note
+    mine = (await notes.save(principal, NoteDraft(title="Mine", scope=Scope.PERSONAL, agent_id="bot"))).note
+    link = await links.create(principal, LinkDraft(source_id=mine.id, target_id=team_note.id, type="REFERENCES"))
+    outsider = Principal(principal.tenant_id, agent_id="other")
+    with pytest.raises(NotFound):
+        await links.get(outsider, link.id)
+    with pytest.raises(NotFound):
+        await links.traverse(outsider, [mine.id])
+    stranger = Principal(principal.tenant_id + "z", sees_all_scopes=True)
+    with pytest.raises(NotFound):
+        await links.create(stranger, LinkDraft(source_id=mine.id, target_id=team_note.id, type="RELATED"))
+    member = Principal(principal.tenant_id, agent_id="bot", team_ids=frozenset({"ops"}))
+    reached, _ = await links.traverse(member, [mine.id], hops=1, direction=Direction.OUT)
+    assert [r.item.id for r in reached] == [team_note.id]

@@ -1,0 +1,291 @@
+"""Cypher for typed edges: wikilink diffing, ghost binding, manual links, pages, counts and BFS levels.
+
+Edges are native relationship types (validated before they reach a query; see services/links.py). A ghost is a
+`:Ghost {tenantId, ref}` placeholder: edges to it show in outgoing lists, never in traversal or the graph view.
+Statements that name a relationship type from data use Cypher 25's dynamic types, `[:$(type)]`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from neo4j import AsyncManagedTransaction, AsyncResult
+
+from vaultgraph.domain import Direction, Link
+from vaultgraph.graph.records import item_from_node, link_from_record
+
+
+@dataclass
+class WriteCount:
+    """Relationship and property writes of link statements, summed from Neo4j's own counters."""
+
+    created: int = 0
+    deleted: int = 0
+    properties: int = 0
+
+    @property
+    def total(self) -> int:
+        return self.created + self.deleted + self.properties
+
+    async def add(self, result: AsyncResult) -> None:
+        counters = (await result.consume()).counters
+        self.created += counters.relationships_created
+        self.deleted += counters.relationships_deleted
+        self.properties += counters.properties_set
+
+
+WIKILINK_REFS = """
+MATCH (:Item {tenantId: $tenant, id: $id})-[r:WIKILINK {origin: 'wikilink'}]->() RETURN r.ref AS ref
+"""
+
+REMOVE_WIKILINKS = """
+MATCH (:Item {tenantId: $tenant, id: $id})-[r:WIKILINK {origin: 'wikilink'}]->(t)
+WHERE NOT r.ref IN $keep
+DELETE r
+WITH DISTINCT t WHERE t:Ghost AND NOT EXISTS { (t)<--() }
+DELETE t
+"""
+
+UPDATE_WIKILINKS = """
+UNWIND $rows AS row
+MATCH (:Item {tenantId: $tenant, id: $id})-[r:WIKILINK {origin: 'wikilink', ref: row.ref}]->()
+WHERE coalesce(r.label, '') <> coalesce(row.label, '') OR coalesce(r.heading, '') <> coalesce(row.heading, '')
+   OR coalesce(r.context, '') <> coalesce(row.context, '') OR coalesce(r.target, '') <> row.target
+   OR coalesce(r.embed, false) <> row.embed
+SET r.label = row.label, r.heading = row.heading, r.context = row.context, r.target = row.target,
+    r.embed = row.embed
+"""
+
+# Outgoing pass, step 1: notes whose slug is the ref, in the owners the source may link to (own owner first).
+NOTE_TARGETS = """
+UNWIND $refs AS ref
+MATCH (t:Note {tenantId: $tenant, slug: ref})
+WHERE t.ownerKey IN $targetOwners AND t.id <> $id
+RETURN ref, t.id AS id, t.ownerKey AS ownerKey
+"""
+
+# Outgoing pass, step 2: documents by path or basename (GoClaw's order is applied in Python on these candidates).
+DOCUMENT_TARGETS = """
+UNWIND $rows AS row
+MATCH (d:Document {tenantId: $tenant})
+WHERE d.deletedAt IS NULL AND d.ownerKey IN $targetOwners
+  AND (d.pathLower IN row.paths OR d.basenameLower IN row.basenames)
+RETURN row.ref AS ref, d.id AS id, d.path AS path
+"""
+
+CREATE_RESOLVED = """
+CYPHER 25
+UNWIND $rows AS row
+MATCH (s:Item {tenantId: $tenant, id: $id}), (t:Item {tenantId: $tenant, id: row.targetId})
+CREATE (s)-[r:$(row.type)]->(t)
+SET r = row.props, r.createdAt = datetime()
+"""
+
+CREATE_GHOSTED = """
+CYPHER 25
+UNWIND $rows AS row
+MATCH (s:Item {tenantId: $tenant, id: $id})
+MERGE (g:Ghost {tenantId: $tenant, ref: row.ref})
+CREATE (s)-[r:$(row.type)]->(g)
+SET r = row.props, r.createdAt = datetime()
+"""
+
+# Incoming pass: ghosts whose ref names this item bind to it; an exact match also reclaims a fuzzy guess.
+BIND_GHOSTS = """
+CYPHER 25
+MATCH (n:Item {tenantId: $tenant, id: $id})
+MATCH (g:Ghost {tenantId: $tenant})<-[r]-(s:Item {tenantId: $tenant})
+WHERE g.ref IN $refs AND s.id <> n.id AND (s.ownerKey = n.ownerKey OR n.ownerKey = 'shared')
+CALL (s, r, n) { CREATE (s)-[b:$(type(r))]->(n) SET b = properties(r) }
+DELETE r
+WITH DISTINCT g WHERE NOT EXISTS { (g)<--() }
+DELETE g
+"""
+
+RECLAIM_GUESSES = """
+CYPHER 25
+MATCH (n:Item {tenantId: $tenant, id: $id})
+MATCH (s:Item {tenantId: $tenant})-[r {guessed: true}]->(other:Item)
+WHERE r.ref IN $refs AND other.id <> n.id AND (s.ownerKey = n.ownerKey OR n.ownerKey = 'shared')
+CALL (s, r, n) { CREATE (s)-[b:$(type(r))]->(n) SET b = properties(r), b.confidence = null, b.guessed = null }
+DELETE r
+"""
+
+# Hard delete: inbound edges go back to ghosts keyed by their authored ref, so they re-bind if it comes back.
+UNBIND_INBOUND = """
+CYPHER 25
+MATCH (n:Item {tenantId: $tenant, id: $id})<-[r]-(s:Item)
+WHERE s.id <> n.id
+MERGE (g:Ghost {tenantId: $tenant, ref: r.ref})
+WITH s, r, g
+CALL (s, r, g) { CREATE (s)-[b:$(type(r))]->(g) SET b = properties(r), b.confidence = null, b.guessed = null }
+DELETE r
+"""
+
+DELETE_ITEM = """
+MATCH (n:Item {tenantId: $tenant, id: $id})
+OPTIONAL MATCH (n)-->(g:Ghost)
+WITH n, collect(DISTINCT g) AS ghosts
+OPTIONAL MATCH (c:Chunk {tenantId: $tenant, itemId: $id})
+DETACH DELETE c
+WITH DISTINCT n, ghosts
+DETACH DELETE n
+WITH ghosts UNWIND ghosts AS g
+WITH g WHERE NOT EXISTS { (g)<--() }
+DELETE g
+"""
+
+LINK_BY_ID = """
+MATCH (s:Item {tenantId: $tenant})-[r {id: $linkId}]->(t)
+RETURN r, s, t
+"""
+
+LINK_EXISTS = """
+MATCH (:Item {tenantId: $tenant, id: $id})-[r {ref: $ref}]->() WHERE type(r) = $type RETURN r.id AS id
+"""
+
+DELETE_LINK = """
+MATCH (:Item {tenantId: $tenant})-[r {id: $linkId}]->(t)
+DELETE r
+WITH t WHERE t:Ghost AND NOT EXISTS { (t)<--() }
+DELETE t
+"""
+
+# Pages of links for many items at once: one statement per batch, so N items cost one query, not N.
+_PAGE_TAIL = """
+  AND ($types IS NULL OR type(r) IN $types)
+  AND ($ownerKeys IS NULL OR other:Ghost OR other.ownerKey IN $ownerKeys)
+  AND (other:Ghost OR (other.deletedAt IS NULL))
+  AND ($afterTs IS NULL OR r.createdAt > datetime($afterTs) OR (r.createdAt = datetime($afterTs) AND r.id > $afterId))
+  RETURN r, other ORDER BY r.createdAt, r.id LIMIT $limit
+}
+RETURN id, r, other
+"""
+
+OUTGOING_PAGES = """
+UNWIND $ids AS id
+CALL (id) {
+  MATCH (:Item {tenantId: $tenant, id: id})-[r]->(other)
+  WHERE (other:Item OR other:Ghost)""" + _PAGE_TAIL
+
+BACKLINK_PAGES = """
+UNWIND $ids AS id
+CALL (id) {
+  MATCH (:Item {tenantId: $tenant, id: id})<-[r]-(other:Item)
+  WHERE true""" + _PAGE_TAIL
+
+OUTGOING_COUNTS = """
+UNWIND $ids AS id
+OPTIONAL MATCH (:Item {tenantId: $tenant, id: id})-[r]->(other)
+WHERE (other:Item OR other:Ghost) AND ($types IS NULL OR type(r) IN $types)
+  AND ($ownerKeys IS NULL OR other:Ghost OR other.ownerKey IN $ownerKeys)
+RETURN id, count(r) AS total
+"""
+
+BACKLINK_COUNTS = """
+UNWIND $ids AS id
+OPTIONAL MATCH (:Item {tenantId: $tenant, id: id})<-[r]-(other:Item)
+WHERE ($types IS NULL OR type(r) IN $types) AND ($ownerKeys IS NULL OR other.ownerKey IN $ownerKeys)
+RETURN id, count(r) AS total
+"""
+
+# One BFS level: every edge from the frontier to an unvisited, visible item; ghosts are not traversable.
+_LEVEL = """
+UNWIND $frontier AS fid
+MATCH (f:Item {tenantId: $tenant, id: fid}){pattern}(m:Item {tenantId: $tenant})
+WHERE NOT m.id IN $visited AND m.deletedAt IS NULL AND m.archivedAt IS NULL
+  AND ($types IS NULL OR type(r) IN $types)
+  AND ($ownerKeys IS NULL OR m.ownerKey IN $ownerKeys)
+RETURN fid, r.id AS linkId, type(r) AS type, startNode(r) = f AS outgoing, m
+ORDER BY fid, r.createdAt, r.id
+"""
+LEVEL_QUERIES = {
+    Direction.OUT: _LEVEL.replace("{pattern}", "-[r]->"),
+    Direction.IN: _LEVEL.replace("{pattern}", "<-[r]-"),
+    Direction.BOTH: _LEVEL.replace("{pattern}", "-[r]-"),
+}
+
+GLOBAL_GRAPH_NODES = """
+MATCH (n:Item {tenantId: $tenant})
+WHERE n.deletedAt IS NULL AND n.archivedAt IS NULL AND ($ownerKeys IS NULL OR n.ownerKey IN $ownerKeys)
+RETURN n ORDER BY n.createdAt DESC, n.id LIMIT $limit
+"""
+
+EDGES_AMONG = """
+MATCH (s:Item {tenantId: $tenant})-[r]->(t:Item {tenantId: $tenant})
+WHERE s.id IN $ids AND t.id IN $ids
+RETURN r, s, t ORDER BY r.createdAt, r.id LIMIT $limit
+"""
+
+
+async def wikilink_refs(tx: AsyncManagedTransaction, tenant: str, id: str) -> set[str]:
+    result = await tx.run(WIKILINK_REFS, tenant=tenant, id=id)
+    return {record["ref"] async for record in result}
+
+
+async def run_counted(tx: AsyncManagedTransaction, writes: WriteCount, query: str, **params: Any) -> None:
+    await writes.add(await tx.run(query, **params))
+
+
+async def note_targets(
+    tx: AsyncManagedTransaction, tenant: str, id: str, refs: list[str], target_owners: list[str]
+) -> list[dict[str, Any]]:
+    result = await tx.run(NOTE_TARGETS, tenant=tenant, id=id, refs=refs, targetOwners=target_owners)
+    return [dict(record) async for record in result]
+
+
+async def document_targets(
+    tx: AsyncManagedTransaction, tenant: str, rows: list[dict[str, Any]], target_owners: list[str]
+) -> list[dict[str, Any]]:
+    result = await tx.run(DOCUMENT_TARGETS, tenant=tenant, rows=rows, targetOwners=target_owners)
+    return [dict(record) async for record in result]
+
+
+async def link_by_id(tx: AsyncManagedTransaction, tenant: str, link_id: str) -> Link | None:
+    record = await (await tx.run(LINK_BY_ID, tenant=tenant, linkId=link_id)).single()
+    return link_from_record(record["r"], record["s"], record["t"]) if record else None
+
+
+async def link_exists(tx: AsyncManagedTransaction, tenant: str, id: str, ref: str, type: str) -> str | None:
+    record = await (await tx.run(LINK_EXISTS, tenant=tenant, id=id, ref=ref, type=type)).single()
+    return record["id"] if record else None
+
+
+async def link_pages(
+    tx: AsyncManagedTransaction, outgoing: bool, **params: Any
+) -> dict[str, list[Link]]:
+    result = await tx.run(OUTGOING_PAGES if outgoing else BACKLINK_PAGES, **params)
+    pages: dict[str, list[Link]] = {id: [] for id in params["ids"]}
+    async for record in result:
+        rel, other = record["r"], record["other"]
+        link = link_from_record(rel, None, other) if outgoing else link_from_record(rel, other, None)
+        pages[record["id"]].append(link)
+    return pages
+
+
+async def link_counts(tx: AsyncManagedTransaction, outgoing: bool, **params: Any) -> dict[str, int]:
+    result = await tx.run(OUTGOING_COUNTS if outgoing else BACKLINK_COUNTS, **params)
+    return {record["id"]: record["total"] async for record in result}
+
+
+async def bfs_level(tx: AsyncManagedTransaction, direction: Direction, **params: Any) -> list[dict[str, Any]]:
+    result = await tx.run(LEVEL_QUERIES[direction], **params)
+    return [
+        {**dict(record), "item": item_from_node(record["m"])}
+        async for record in result
+    ]
+
+
+async def global_graph(
+    tx: AsyncManagedTransaction, tenant: str, owner_keys: list[str] | None, node_limit: int, edge_limit: int
+) -> tuple[list[Any], list[Link]]:
+    result = await tx.run(GLOBAL_GRAPH_NODES, tenant=tenant, ownerKeys=owner_keys, limit=node_limit)
+    nodes = [item_from_node(record["n"]) async for record in result]
+    edges = await edges_among(tx, tenant, [n.id for n in nodes], edge_limit)
+    return nodes, edges
+
+
+async def edges_among(tx: AsyncManagedTransaction, tenant: str, ids: list[str], limit: int) -> list[Link]:
+    result = await tx.run(EDGES_AMONG, tenant=tenant, ids=ids, limit=limit)
+    return [link_from_record(record["r"], record["s"], record["t"]) async for record in result]

@@ -1,0 +1,86 @@
+"""Queries and mutations over notes: all writes go through the one save pipeline."""
+
+from __future__ import annotations
+
+import strawberry
+
+from vaultgraph.errors import InvalidInput
+from vaultgraph.schema.context import Info
+from vaultgraph.schema.inputs import DeletePayload, NoteInput, SaveNotePayload
+from vaultgraph.schema.types import Note, NoteConnection, Scope, TagCount
+from vaultgraph.services.notes import NoteDraft, NoteFilter, SaveResult
+
+
+def _payload(result: SaveResult) -> SaveNotePayload:
+    return SaveNotePayload(
+        note=Note.from_domain(result.note), created=result.created, changed=result.body_changed,
+        indexed=result.note.indexed, links_added=result.sync.added, links_removed=result.sync.removed,
+        link_writes=result.sync.writes,
+    )
+
+
+async def note(info: Info, id: strawberry.ID | None = None, slug: str | None = None) -> Note | None:
+    """One note, by id or by slug (exactly one of them)."""
+    ctx = info.context
+    if (id is None) == (slug is None):
+        raise InvalidInput("id", "give exactly one of `id` or `slug`")
+    if id is not None:
+        return Note.from_domain(await ctx.services.notes.get(ctx.principal, str(id)))
+    return Note.from_domain(await ctx.services.notes.get_by_slug(ctx.principal, str(slug)))
+
+
+async def notes(
+    info: Info,
+    scope: Scope | None = None,
+    kind: str | None = None,
+    tag: str | None = None,
+    pinned: bool | None = None,
+    include_archived: bool = False,
+    first: int | None = None,
+    after: str | None = None,
+) -> NoteConnection:
+    """Notes, most recently updated first, a page at a time."""
+    ctx = info.context
+    filters = NoteFilter(scope=scope, kind=kind, tag=tag, pinned=pinned, include_archived=include_archived)
+    return NoteConnection.from_page(await ctx.services.notes.list(ctx.principal, filters, first, after))
+
+
+async def tags(info: Info) -> list[TagCount]:
+    """Every tag of active notes with how many notes carry it."""
+    ctx = info.context
+    counts = await ctx.services.notes.tags(ctx.principal)
+    return [TagCount(tag=tag, count=count) for tag, count in counts]
+
+
+async def save_note(info: Info, input: NoteInput) -> SaveNotePayload:
+    """Create or update a note: slug, frontmatter, tags and [[wikilinks]] are kept in step in one transaction."""
+    ctx = info.context
+    draft = NoteDraft(
+        title=input.title, body=input.body, id=str(input.id) if input.id else None, slug=input.slug,
+        kind=input.kind, pinned=input.pinned, note_date=input.note_date, scope=input.scope,
+        agent_id=input.agent_id, team_id=input.team_id, if_body_sha256=input.if_body_sha256,
+    )
+    return _payload(await ctx.services.notes.save(ctx.principal, draft))
+
+
+async def capture_note(info: Info, text: str) -> Note:
+    """Append a timestamped bullet to today's daily note (created if needed)."""
+    ctx = info.context
+    return Note.from_domain((await ctx.services.notes.capture(ctx.principal, text)).note)
+
+
+async def archive_note(info: Info, id: strawberry.ID, archived: bool = True) -> Note:
+    """Archive (soft delete: the note, its links and chunks stay) or restore a note."""
+    ctx = info.context
+    return Note.from_domain(await ctx.services.notes.archive(ctx.principal, str(id), archived))
+
+
+async def delete_note(info: Info, id: strawberry.ID, hard: bool = False) -> DeletePayload:
+    """Archive a note, or with `hard` remove it: its links out go, links to it turn back into ghosts."""
+    ctx = info.context
+    note = await ctx.services.notes.get_writable(ctx.principal, str(id))
+    if hard:
+        await ctx.services.links.hard_delete(ctx.principal, note)
+    else:
+        await ctx.services.notes.archive(ctx.principal, note.id, True)
+    return DeletePayload(id=id, deleted=True)

@@ -1,0 +1,77 @@
+"""Per-request DataLoaders: a page of items with their links or link counts costs one query per kind, not N."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from strawberry.dataloader import DataLoader
+
+from vaultgraph.domain import Item, Link, Page, Principal
+
+if TYPE_CHECKING:
+    from vaultgraph.schema.context import Services
+
+
+@dataclass(frozen=True, slots=True)
+class PageKey:
+    item_id: str
+    outgoing: bool
+    types: tuple[str, ...] | None
+    first: int | None
+    after: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class CountKey:
+    item_id: str
+    outgoing: bool
+    types: tuple[str, ...] | None
+
+
+class Loaders:
+    def __init__(self, services: Services, principal: Principal) -> None:
+        self.services = services
+        self.principal = principal
+        self.items: DataLoader[str, Item | None] = DataLoader(load_fn=self._items)
+        self.link_pages: DataLoader[PageKey, Page[Link]] = DataLoader(load_fn=self._pages)
+        self.link_counts: DataLoader[CountKey, int] = DataLoader(load_fn=self._counts)
+
+    async def _items(self, ids: Sequence[str]) -> list[Item | None]:
+        found = await self.services.links.items(self.principal, list(ids))
+        return [found.get(item_id) for item_id in ids]
+
+    async def _pages(self, keys: Sequence[PageKey]) -> list[Page[Link] | BaseException]:
+        groups: dict[tuple[bool, tuple[str, ...] | None, int | None, str | None], list[str]] = defaultdict(list)
+        for key in keys:
+            groups[(key.outgoing, key.types, key.first, key.after)].append(key.item_id)
+        results: dict[PageKey, Page[Link] | BaseException] = {}
+        for (outgoing, types, first, after), ids in groups.items():
+            try:
+                pages = await self.services.links.pages(self.principal, ids, outgoing, list(types) if types else None,
+                                                        first, after)
+            except Exception as exc:  # an invalid argument fails exactly the fields that asked for it
+                for item_id in ids:
+                    results[PageKey(item_id, outgoing, types, first, after)] = exc
+                continue
+            for item_id in ids:
+                results[PageKey(item_id, outgoing, types, first, after)] = pages[item_id]
+        return [results[key] for key in keys]
+
+    async def _counts(self, keys: Sequence[CountKey]) -> list[int | BaseException]:
+        groups: dict[tuple[bool, tuple[str, ...] | None], list[str]] = defaultdict(list)
+        for key in keys:
+            groups[(key.outgoing, key.types)].append(key.item_id)
+        results: dict[CountKey, int | BaseException] = {}
+        for (outgoing, types), ids in groups.items():
+            try:
+                counts = await self.services.links.counts(self.principal, ids, outgoing, list(types) if types else None)
+            except Exception as exc:
+                for item_id in ids:
+                    results[CountKey(item_id, outgoing, types)] = exc
+                continue
+            for item_id in ids:
+                results[CountKey(item_id, outgoing, types)] = counts.get(item_id, 0)
+        return [results[key] for key in keys]

@@ -1,0 +1,265 @@
+"""Typed links: manual create/delete, pages of outgoing links and backlinks (batched for DataLoaders), bounded
+BFS, the explorer's graph view, JSON Canvas export, and hard delete (inbound edges become ghosts again)."""
+
+from __future__ import annotations
+
+import math
+import re
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+from vaultgraph.domain import Direction, Document, Item, Link, Page, Principal, Reached
+from vaultgraph.errors import Conflict, InvalidInput, LimitExceeded, NotFound
+from vaultgraph.graph import items as item_cypher
+from vaultgraph.graph import links as cypher
+from vaultgraph.graph.session import Graph
+from vaultgraph.services.pagination import decode_cursor, encode_cursor, page_size
+from vaultgraph.services.wikilink_sync import canonical_ref, safe_slug, target_owners
+from vaultgraph.workspace import Workspace
+
+KNOWN_TYPES = ("WIKILINK", "REFERENCES", "DEPENDS_ON", "EXTENDS", "RELATED", "SUPERSEDES", "CONTRADICTS",
+               "MENTIONS", "DERIVED_FROM", "CHILD_OF", "TAGGED", "ATTENDED")
+_TYPE_PATTERN = re.compile(r"^[A-Z][A-Z0-9_]{0,49}$")
+MAX_HOPS = 5
+MAX_TRAVERSAL_NODES = 5000
+MAX_SEEDS = 100
+GRAPH_NODE_CAP = 2000
+GRAPH_EDGE_CAP = 5000
+
+
+def link_type(value: str, field: str = "type") -> str:
+    """A relationship type from input: one of the design's, or a new one in UPPER_SNAKE_CASE (no migration)."""
+    normalized = value.strip().upper()
+    if not _TYPE_PATTERN.match(normalized):
+        raise InvalidInput(field, f"{value!r} is not a link type; use one of {', '.join(KNOWN_TYPES)} or UPPER_SNAKE")
+    return normalized
+
+
+def link_types(values: list[str] | None, field: str = "types") -> list[str] | None:
+    return [link_type(v, field) for v in values] if values else None
+
+
+@dataclass(frozen=True, slots=True)
+class LinkDraft:
+    source_id: str
+    type: str
+    target_id: str | None = None
+    ref: str | None = None
+    label: str | None = None
+    heading: str | None = None
+    context: str | None = None
+    confidence: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class GraphView:
+    nodes: list[Item]
+    edges: list[Link]
+    truncated: bool
+    reached: list[Reached]
+
+
+def _visible(principal: Principal, item: Item) -> bool:
+    keys = principal.visible_owner_keys()
+    return keys is None or item.owner.key in keys
+
+
+class LinkService:
+    def __init__(self, graph: Graph, workspace: Workspace, max_page_size: int) -> None:
+        self.graph = graph
+        self.workspace = workspace
+        self.max_page_size = max_page_size
+
+    async def item(self, principal: Principal, item_id: str, field: str = "id") -> Item:
+        """A visible item, or NOT_FOUND — the same answer whether it is absent or someone else's."""
+        found = await self.graph.read(item_cypher.item_by_id, principal.tenant_id, item_id)
+        if found is None or not _visible(principal, found):
+            raise NotFound(f"no item with id {item_id!r}", id=item_id, field=field)
+        return found
+
+    async def find_item(self, principal: Principal, item_id: str) -> Item | None:
+        found = await self.graph.read(item_cypher.item_by_id, principal.tenant_id, item_id)
+        return found if found is not None and _visible(principal, found) else None
+
+    async def items(self, principal: Principal, item_ids: list[str]) -> dict[str, Item]:
+        """Visible items by id, in one query; the absent and the invisible are simply missing."""
+        found = await self.graph.read(item_cypher.items_by_ids, principal.tenant_id, item_ids)
+        return {item_id: item for item_id, item in found.items() if _visible(principal, item)}
+
+    async def create(self, principal: Principal, draft: LinkDraft) -> Link:
+        kind = link_type(draft.type)
+        source = await self.item(principal, draft.source_id, "from")
+        if not principal.may_write(source.owner):
+            raise NotFound(f"no item with id {draft.source_id!r}", id=draft.source_id, field="from")
+        if (draft.target_id is None) == (draft.ref is None):
+            raise InvalidInput("to", "give exactly one of `to` (an item id) or `ref` (a name, may be a ghost)")
+        if draft.confidence is not None and not 0.0 <= draft.confidence <= 1.0:
+            raise InvalidInput("confidence", "between 0 and 1")
+        target: Item | None = None
+        if draft.target_id is not None:
+            target = await self.item(principal, draft.target_id, "to")
+            ref = canonical_ref(target)
+        else:
+            ref = safe_slug(draft.ref or "") or ""
+            if not ref:
+                raise InvalidInput("ref", "needs at least one letter or digit")
+        existing = await self.graph.read(cypher.link_exists, principal.tenant_id, source.id, ref, kind)
+        if existing:
+            raise Conflict(f"{source.id} already has a {kind} link to {ref!r} ({existing})", id=existing)
+        if target is None:
+            hits = await self.graph.read(cypher.note_targets, principal.tenant_id, source.id, [ref],
+                                         target_owners(source))
+            if hits:
+                target = await self.find_item(principal, hits[0]["id"])
+        props: dict[str, Any] = {
+            "id": f"lnk_{uuid.uuid4().hex}", "ref": ref, "target": draft.ref or ref, "label": draft.label,
+            "heading": draft.heading, "context": draft.context, "confidence": draft.confidence,
+            "origin": "agent" if principal.agent_id else "user", "createdByAgentId": principal.agent_id,
+        }
+        row = {"type": kind, "ref": ref, "targetId": target.id if target else None, "props": props}
+        statement = cypher.CREATE_RESOLVED if target else cypher.CREATE_GHOSTED
+        await self.graph.write(cypher.run_counted, cypher.WriteCount(), statement, tenant=principal.tenant_id,
+                               id=source.id, rows=[row])
+        link = await self.graph.read(cypher.link_by_id, principal.tenant_id, props["id"])
+        assert link is not None  # written just above
+        return link
+
+    async def find(self, principal: Principal, link_id: str) -> Link | None:
+        link = await self.graph.read(cypher.link_by_id, principal.tenant_id, link_id)
+        if link is None or link.source is None or not _visible(principal, link.source):
+            return None
+        if link.target is not None and not _visible(principal, link.target):
+            return None
+        return link
+
+    async def get(self, principal: Principal, link_id: str) -> Link:
+        link = await self.find(principal, link_id)
+        if link is None:
+            raise NotFound(f"no link with id {link_id!r}", id=link_id)
+        return link
+
+    async def delete(self, principal: Principal, link_id: str) -> Link:
+        link = await self.get(principal, link_id)
+        assert link.source is not None  # checked by get
+        if not principal.may_write(link.source.owner):
+            raise NotFound(f"no link with id {link_id!r}", id=link_id)
+        await self.graph.write(cypher.run_counted, cypher.WriteCount(), cypher.DELETE_LINK,
+                               tenant=principal.tenant_id, linkId=link_id)
+        return link
+
+    async def pages(
+        self, principal: Principal, item_ids: list[str], outgoing: bool, types: list[str] | None,
+        first: int | None, after: str | None,
+    ) -> dict[str, Page[Link]]:
+        """Pages of links for many items in one query (a DataLoader batches these)."""
+        limit = page_size(first, self.max_page_size)
+        after_ts, after_id = decode_cursor(after, 2) if after else (None, None)
+        rows = await self.graph.read(
+            cypher.link_pages, outgoing, tenant=principal.tenant_id, ids=item_ids, types=link_types(types),
+            ownerKeys=principal.visible_owner_keys(), afterTs=after_ts, afterId=after_id, limit=limit + 1,
+        )
+        return {
+            item_id: Page(items=[(encode_cursor(link.created_at.isoformat(), link.id), link) for link in links[:limit]],
+                          has_next_page=len(links) > limit)
+            for item_id, links in rows.items()
+        }
+
+    async def counts(
+        self, principal: Principal, item_ids: list[str], outgoing: bool, types: list[str] | None
+    ) -> dict[str, int]:
+        return await self.graph.read(cypher.link_counts, outgoing, tenant=principal.tenant_id, ids=item_ids,
+                                     types=link_types(types), ownerKeys=principal.visible_owner_keys())
+
+    async def traverse(
+        self, principal: Principal, seeds: list[str], hops: int = 2, direction: Direction = Direction.BOTH,
+        types: list[str] | None = None, max_nodes: int = 200, truncate: bool = False,
+    ) -> tuple[list[Reached], bool]:
+        """Bounded BFS over resolved edges, one query per level. Past `max_nodes`: LIMIT_EXCEEDED, or with
+        `truncate` (the explorer's view) stop there and say so."""
+        if not 1 <= hops <= MAX_HOPS:
+            raise InvalidInput("hops", f"between 1 and {MAX_HOPS}")
+        if not 1 <= max_nodes <= MAX_TRAVERSAL_NODES:
+            raise InvalidInput("maxNodes", f"between 1 and {MAX_TRAVERSAL_NODES}")
+        if not seeds or len(seeds) > MAX_SEEDS:
+            raise InvalidInput("from", f"give 1 to {MAX_SEEDS} item ids")
+        for seed in seeds:
+            await self.item(principal, seed, "from")
+        visited = set(seeds)
+        frontier = list(dict.fromkeys(seeds))
+        reached: list[Reached] = []
+        for depth in range(1, hops + 1):
+            rows = await self.graph.read(
+                cypher.bfs_level, direction, tenant=principal.tenant_id, frontier=frontier, visited=list(visited),
+                types=link_types(types, "linkTypes"), ownerKeys=principal.visible_owner_keys(),
+            )
+            frontier = []
+            for row in rows:
+                item = row["item"]
+                if item.id in visited:
+                    continue
+                if len(reached) == max_nodes:
+                    if truncate:
+                        return reached, True
+                    raise LimitExceeded(
+                        f"the traversal reaches more than maxNodes={max_nodes} items; narrow it with fewer hops, "
+                        "linkTypes or a direction, or raise maxNodes", field="maxNodes", limit=max_nodes)
+                visited.add(item.id)
+                frontier.append(item.id)
+                reached.append(Reached(item=item, depth=depth, via_link_id=row["linkId"], via_type=row["type"],
+                                       via_direction=Direction.OUT if row["outgoing"] else Direction.IN,
+                                       from_id=row["fid"]))
+            if not frontier:
+                break
+        return reached, False
+
+    async def graph_view(self, principal: Principal, center: str | None, hops: int, limit: int) -> GraphView:
+        """Nodes and resolved edges for the explorer, capped and saying so (ghosts never drawn)."""
+        if not 1 <= limit <= GRAPH_NODE_CAP:
+            raise InvalidInput("limit", f"between 1 and {GRAPH_NODE_CAP}")
+        if center is None:
+            nodes, edges = await self.graph.read(cypher.global_graph, principal.tenant_id,
+                                                 principal.visible_owner_keys(), limit + 1, GRAPH_EDGE_CAP)
+            truncated = len(nodes) > limit
+            nodes = nodes[:limit]
+            ids = {n.id for n in nodes}
+            edges = [e for e in edges if e.source_id in ids and e.target_id in ids]
+            return GraphView(nodes, edges, truncated, [])
+        root = await self.item(principal, center, "center")
+        reached, truncated = await self.traverse(principal, [center], max(1, min(hops, MAX_HOPS)),
+                                                 max_nodes=max(1, limit - 1), truncate=True)
+        nodes = [root, *(r.item for r in reached)]
+        edges = await self.graph.read(cypher.edges_among, principal.tenant_id, [n.id for n in nodes], GRAPH_EDGE_CAP)
+        return GraphView(nodes, edges, truncated, reached)
+
+    async def canvas(self, principal: Principal, center: str, hops: int) -> dict[str, Any]:
+        """A JSON Canvas 1.0 document of a neighbourhood: rings by depth around the center."""
+        view = await self.graph_view(principal, center, hops, 200)
+        depth = {view.nodes[0].id: 0} | {r.item.id: r.depth for r in view.reached}
+        rings: dict[int, list[Item]] = {}
+        for node in view.nodes:
+            rings.setdefault(depth[node.id], []).append(node)
+        canvas_nodes = []
+        for ring, members in rings.items():
+            for i, node in enumerate(members):
+                angle = 2 * math.pi * i / len(members)
+                canvas_nodes.append({
+                    "id": node.id, "type": "file",
+                    "file": node.path if isinstance(node, Document) else f"{node.slug}.md",
+                    "x": round(ring * 420 * math.cos(angle)) - 130, "y": round(ring * 420 * math.sin(angle)) - 40,
+                    "width": 260, "height": 80, "vaultgraph:title": node.title,
+                })
+        canvas_edges = [{"id": e.id, "fromNode": e.source_id, "toNode": e.target_id, "toEnd": "arrow",
+                         "label": e.label or e.type} for e in view.edges]
+        return {"nodes": canvas_nodes, "edges": canvas_edges}
+
+    async def hard_delete(self, principal: Principal, item: Item) -> None:
+        """Remove the item, its chunks and outbound edges; inbound edges turn back into ghosts."""
+        await self.graph.write(self._hard_delete_tx, principal.tenant_id, item.id)
+        if isinstance(item, Document):
+            await self.workspace.remove(self.workspace.file_for(principal.tenant_id, item.owner, item.path))
+
+    @staticmethod
+    async def _hard_delete_tx(tx: Any, tenant: str, item_id: str) -> None:
+        await (await tx.run(cypher.UNBIND_INBOUND, tenant=tenant, id=item_id)).consume()
+        await (await tx.run(cypher.DELETE_ITEM, tenant=tenant, id=item_id)).consume()

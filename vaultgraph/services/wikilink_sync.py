@@ -1,0 +1,128 @@
+"""Keeping an item's WIKILINK edges equal to its text: a diff (added, updated, removed; never rewritten) and the
+resolution passes: outgoing (refs that name an existing note or document bind at once) and incoming (ghosts that
+name this item bind to it, reclaiming fuzzy guesses). Runs inside the caller's transaction."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+from typing import Any
+
+from neo4j import AsyncManagedTransaction
+
+from vaultgraph.domain import Item, Note
+from vaultgraph.graph import links as cypher
+from vaultgraph.graph.links import WriteCount
+from vaultgraph.text.slugify import slugify
+from vaultgraph.text.wikilinks import WikiLink, resolve_workspace
+
+
+@dataclass(frozen=True, slots=True)
+class LinkSync:
+    added: int = 0
+    removed: int = 0
+    writes: int = 0  # relationship and property writes, from Neo4j's counters: 0 means nothing was touched
+
+
+def safe_slug(text: str) -> str | None:
+    try:
+        return slugify(text)
+    except ValueError:
+        return None
+
+
+def own_refs(item: Item) -> list[str]:
+    """The refs that name this item: a note's slug; a document's path and basename, with and without suffix."""
+    if isinstance(item, Note):
+        return [item.slug]
+    path = PurePosixPath(item.path)
+    names = {str(path), str(path.with_suffix("")), path.name, path.stem}
+    return sorted({slug for name in names if (slug := safe_slug(name))})
+
+
+def canonical_ref(item: Item) -> str:
+    """The ref a manual link to this item records: a note's slug, a document's path without its suffix."""
+    if isinstance(item, Note):
+        return item.slug
+    return safe_slug(str(PurePosixPath(item.path).with_suffix(""))) or item.id
+
+
+def target_owners(item: Item) -> list[str]:
+    """Owners a wikilink of this item may bind to: its own, and the tenant's shared space."""
+    return sorted({item.owner.key, "shared"})
+
+
+def _desired(links: Sequence[WikiLink]) -> dict[str, dict[str, Any]]:
+    """One edge per ref (the edge identity), first occurrence wins; self-links (`[[#Heading]]`) are no edges."""
+    rows: dict[str, dict[str, Any]] = {}
+    for link in links:
+        ref = safe_slug(link.target) if link.target else None
+        if ref is None or ref in rows:
+            continue
+        heading = f"^{link.block}" if link.block else link.heading
+        rows[ref] = {"ref": ref, "target": link.target, "label": link.alias, "heading": heading,
+                     "context": link.context, "embed": link.embed}
+    return rows
+
+
+async def _resolve(tx: AsyncManagedTransaction, item: Item, rows: list[dict[str, Any]]) -> dict[str, str]:
+    """ref → target id for the refs that name an existing note (own owner first) or document."""
+    owners = target_owners(item)
+    found: dict[str, str] = {}
+    for hit in sorted(await cypher.note_targets(tx, item.tenant_id, item.id, [r["ref"] for r in rows], owners),
+                      key=lambda hit: hit["ownerKey"] != item.owner.key):
+        found.setdefault(hit["ref"], hit["id"])
+    rest = [r for r in rows if r["ref"] not in found]
+    if rest:
+        queries = []
+        for row in rest:
+            target = row["target"].casefold()
+            name = PurePosixPath(target).name
+            queries.append({"ref": row["ref"], "paths": [target, f"{target}.md"], "basenames": [name, f"{name}.md"]})
+        candidates: dict[str, dict[str, str]] = {}
+        for hit in await cypher.document_targets(tx, item.tenant_id, queries, owners):
+            if hit["id"] != item.id:
+                candidates.setdefault(hit["ref"], {})[hit["path"]] = hit["id"]
+        for row in rest:
+            paths = candidates.get(row["ref"], {})
+            chosen = resolve_workspace(row["target"], list(paths)) if paths else None
+            if chosen is not None:
+                found[row["ref"]] = paths[chosen]
+    return found
+
+
+async def sync_wikilinks(
+    tx: AsyncManagedTransaction, item: Item, links: Sequence[WikiLink] | None, bind_own_refs: bool
+) -> LinkSync:
+    """Diff the item's wikilink edges against `links` (None: text unchanged, leave them) and bind ghosts."""
+    writes = WriteCount()
+    added = removed = 0
+    tenant = item.tenant_id
+    if links is not None:
+        desired = _desired(links)
+        existing = await cypher.wikilink_refs(tx, tenant, item.id)
+        await cypher.run_counted(tx, writes, cypher.REMOVE_WIKILINKS, tenant=tenant, id=item.id, keep=list(desired))
+        removed = writes.deleted
+        kept = [row for ref, row in desired.items() if ref in existing]
+        if kept:
+            await cypher.run_counted(tx, writes, cypher.UPDATE_WIKILINKS, tenant=tenant, id=item.id, rows=kept)
+        new = [row for ref, row in desired.items() if ref not in existing]
+        if new:
+            targets = await _resolve(tx, item, new)
+            resolved, ghosted = [], []
+            for row in new:
+                props = {**row, "id": f"lnk_{uuid.uuid4().hex}", "origin": "wikilink"}
+                entry = {"type": "WIKILINK", "ref": row["ref"], "targetId": targets.get(row["ref"]), "props": props}
+                (resolved if entry["targetId"] else ghosted).append(entry)
+            if resolved:
+                await cypher.run_counted(tx, writes, cypher.CREATE_RESOLVED, tenant=tenant, id=item.id, rows=resolved)
+            if ghosted:
+                await cypher.run_counted(tx, writes, cypher.CREATE_GHOSTED, tenant=tenant, id=item.id, rows=ghosted)
+            added = len(new)
+    if bind_own_refs:
+        refs = own_refs(item)
+        await cypher.run_counted(tx, writes, cypher.BIND_GHOSTS, tenant=tenant, id=item.id, refs=refs)
+        await cypher.run_counted(tx, writes, cypher.RECLAIM_GUESSES, tenant=tenant, id=item.id, refs=refs)
+    return LinkSync(added=added, removed=removed, writes=writes.total)
