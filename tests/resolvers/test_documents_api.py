@@ -68,7 +68,7 @@ async def test_duplicate_path_is_a_conflict(server: RunningServer) -> None:
 
 async def test_page_size_over_the_limit_is_refused(server: RunningServer) -> None:
     body = await server.graphql("{ documents(first: 1000) { totalCount } }")
-    assert body["errors"][0]["extensions"]["code"] == "LIMIT_EXCEEDED"
+    assert body["errors"][0]["extensions"] == {"code": "INVALID_INPUT", "field": "first"}
 
 
 async def test_healthz_reports_neo4j(server: RunningServer) -> None:
@@ -80,3 +80,22 @@ async def test_healthz_reports_neo4j(server: RunningServer) -> None:
 async def test_graphiql_is_served(server: RunningServer) -> None:
     response = await server.client.get("/graphql", headers={"accept": "text/html"})
     assert response.status_code == 200 and "graphiql" in response.text.lower()
+
+
+async def test_update_and_delete_a_document(server: RunningServer) -> None:
+    doc = (await server.data(CREATE, {"input": {"path": "runbook.md", "content": "# Runbook"}}))["createDocument"]
+    note = await server.data('mutation { saveNote(input: {title: "N", body: "see [[runbook]]"}) { note { id } } }')
+    updated = await server.data(
+        'mutation($id: ID!) { updateDocument(id: $id, input: {title: "Ops runbook", category: "Ops"}) '
+        "{ title category path } }", {"id": doc["id"]})
+    assert updated["updateDocument"] == {"title": "Ops runbook", "category": "Ops", "path": "runbook.md"}
+    linked = await server.data('query($id: ID!) { node(id: $id) { ... on Item { backlinks { totalCount } } } }',
+                               {"id": doc["id"]})
+    assert linked["node"]["backlinks"]["totalCount"] == 1
+    assert (await server.data('mutation($id: ID!) { deleteDocument(id: $id) { deleted } }', {"id": doc["id"]}))
+    assert (await server.data('query($id: ID!) { node(id: $id) { id } }', {"id": doc["id"]}))["node"] is None
+    outgoing = await server.data('query($id: ID!) { note(id: $id) { outgoing { edges { node { isGhost } } } } }',
+                                 {"id": note["saveNote"]["note"]["id"]})
+    assert outgoing["note"]["outgoing"]["edges"] == [{"node": {"isGhost": True}}]
+    missing = await server.graphql('mutation { updateDocument(id: "doc_x", input: {title: "t"}) { id } }')
+    assert missing["errors"][0]["extensions"]["code"] == "NOT_FOUND"

@@ -110,7 +110,7 @@ async def test_filters(service: DocumentService, principal: Principal) -> None:
 
 
 async def test_page_size_limits(service: DocumentService, principal: Principal) -> None:
-    with pytest.raises(LimitExceeded):
+    with pytest.raises(InvalidInput):
         await service.list(principal, DocumentFilter(), 101, None)
     with pytest.raises(InvalidInput):
         await service.list(principal, DocumentFilter(), 0, None)

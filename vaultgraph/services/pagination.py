@@ -7,7 +7,7 @@ import binascii
 import json
 from typing import Any
 
-from vaultgraph.errors import InvalidInput, LimitExceeded
+from vaultgraph.errors import InvalidInput
 
 DEFAULT_PAGE_SIZE = 20
 
@@ -33,6 +33,5 @@ def page_size(first: int | None, maximum: int, field: str = "first") -> int:
     if first < 1:
         raise InvalidInput(field, "must be at least 1")
     if first > maximum:
-        raise LimitExceeded(f"{field}: at most {maximum} items a page; ask for the next page with `after`.",
-                            field=field, limit=maximum)
+        raise InvalidInput(field, f"at most {maximum} items a page; ask for the next page with `after`")
     return first
