@@ -11,6 +11,7 @@ from vaultgraph.graph.session import Graph
 from vaultgraph.services.documents import DocumentDraft, DocumentService
 from vaultgraph.services.links import LinkDraft, LinkService
 from vaultgraph.services.notes import NoteDraft, NoteFilter, NoteService
+from vaultgraph.services.wikilink_sync import choose_note
 from vaultgraph.workspace import Workspace
 
 pytestmark = pytest.mark.graph
@@ -193,3 +194,25 @@ async def test_scopes_in_links(notes: NoteService, links: LinkService, principal
     member = Principal(principal.tenant_id, agent_id="bot", team_ids=frozenset({"ops"}))
     reached, _ = await links.traverse(member, [mine.id], hops=1, direction=Direction.OUT)
     assert [r.item.id for r in reached] == [team_note.id]
+
+
+def test_choose_note_follows_obsidian_order() -> None:
+    candidates = [("filters/explain-filters", "a"), ("other/explain-filters", "b"), ("explain-filters-x", "c")]
+    assert choose_note("explain-filters", "filters/index", candidates) == "a"  # the source's own folder
+    assert choose_note("explain-filters", "readme", candidates) == "b"  # shortest path
+    assert choose_note("other/explain-filters", "filters/index", candidates) == "b"  # exact path
+    assert choose_note("nothing", "readme", candidates) is None
+
+
+async def test_links_resolve_by_name_across_folders(
+    notes: NoteService, links: LinkService, principal: Principal
+) -> None:
+    deep = (await notes.save(principal, NoteDraft(title="Explain Filters", slug="Filters/Explain Filters"))).note
+    body = "[[Explain Filters]] [[explain filters]]"
+    source = (await notes.save(principal, NoteDraft(title="Index", body=body))).note
+    [link] = await _outgoing(links, principal, source.id)
+    assert link.target_id == deep.id and deep.slug == "filters/explain-filters"
+    ghost = (await notes.save(principal, NoteDraft(title="Later", body="[[Runbooks]]"))).note
+    created = (await notes.save(principal, NoteDraft(title="Runbooks", slug="ops/runbooks"))).note
+    [bound] = await _outgoing(links, principal, ghost.id)
+    assert bound.target_id == created.id

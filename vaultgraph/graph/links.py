@@ -52,17 +52,18 @@ UNWIND $rows AS row
 MATCH (:Item {tenantId: $tenant, id: $id})-[r:WIKILINK {origin: 'wikilink', ref: row.ref}]->()
 WHERE coalesce(r.label, '') <> coalesce(row.label, '') OR coalesce(r.heading, '') <> coalesce(row.heading, '')
    OR coalesce(r.context, '') <> coalesce(row.context, '') OR coalesce(r.target, '') <> row.target
-   OR coalesce(r.embed, false) <> row.embed
+   OR coalesce(r.embed, false) <> row.embed OR coalesce(r.count, 1) <> row.count
 SET r.label = row.label, r.heading = row.heading, r.context = row.context, r.target = row.target,
-    r.embed = row.embed
+    r.embed = row.embed, r.count = row.count
 """
 
-# Outgoing pass, step 1: notes whose slug is the ref, in the owners the source may link to (own owner first).
+# Outgoing pass, step 1: candidate notes by full slug or by last slug segment (Obsidian's order is applied in
+# Python: exact path, then the source's folder, then the shortest path), in the owners the source may link to.
 NOTE_TARGETS = """
-UNWIND $refs AS ref
-MATCH (t:Note {tenantId: $tenant, slug: ref})
-WHERE t.ownerKey IN $targetOwners AND t.id <> $id
-RETURN ref, t.id AS id, t.ownerKey AS ownerKey
+UNWIND $rows AS row
+MATCH (t:Note {tenantId: $tenant, slugName: row.name})
+WHERE t.ownerKey IN $targetOwners
+RETURN row.ref AS ref, t.id AS id, t.slug AS slug, t.ownerKey AS ownerKey
 """
 
 # Outgoing pass, step 2: documents by path or basename (GoClaw's order is applied in Python on these candidates).
@@ -96,7 +97,7 @@ BIND_GHOSTS = """
 CYPHER 25
 MATCH (n:Item {tenantId: $tenant, id: $id})
 MATCH (g:Ghost {tenantId: $tenant})<-[r]-(s:Item {tenantId: $tenant})
-WHERE g.ref IN $refs AND s.id <> n.id AND (s.ownerKey = n.ownerKey OR n.ownerKey = 'shared')
+WHERE g.ref IN $refs AND (s.ownerKey = n.ownerKey OR n.ownerKey = 'shared')
 CALL (s, r, n) { CREATE (s)-[b:$(type(r))]->(n) SET b = properties(r) }
 DELETE r
 WITH DISTINCT g WHERE NOT EXISTS { (g)<--() }
@@ -229,9 +230,10 @@ async def run_counted(tx: AsyncManagedTransaction, writes: WriteCount, query: st
 
 
 async def note_targets(
-    tx: AsyncManagedTransaction, tenant: str, id: str, refs: list[str], target_owners: list[str]
+    tx: AsyncManagedTransaction, tenant: str, rows: list[dict[str, str]], target_owners: list[str]
 ) -> list[dict[str, Any]]:
-    result = await tx.run(NOTE_TARGETS, tenant=tenant, id=id, refs=refs, targetOwners=target_owners)
+    """`rows`: {ref, name} where name is the ref's last segment."""
+    result = await tx.run(NOTE_TARGETS, tenant=tenant, rows=rows, targetOwners=target_owners)
     return [dict(record) async for record in result]
 
 

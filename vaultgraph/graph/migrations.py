@@ -68,6 +68,11 @@ MIGRATIONS: tuple[Migration, ...] = (
             "OPTIONS {indexConfig: {`fulltext.analyzer`: 'english'}}",
         ),
     ),
+    Migration(
+        2,
+        "notes resolve by last slug segment too (Obsidian's shortest-path rule)",
+        ("CREATE INDEX note_slug_name IF NOT EXISTS FOR (n:Note) ON (n.tenantId, n.slugName)",),
+    ),
 )
 
 APPLIED_VERSIONS = "MATCH (m:SchemaMigration) RETURN m.version AS version"

@@ -15,7 +15,7 @@ from vaultgraph.graph import items as item_cypher
 from vaultgraph.graph import links as cypher
 from vaultgraph.graph.session import Graph
 from vaultgraph.services.pagination import decode_cursor, encode_cursor, page_size
-from vaultgraph.services.wikilink_sync import canonical_ref, safe_slug, target_owners
+from vaultgraph.services.wikilink_sync import canonical_ref, resolve_refs, safe_slug
 from vaultgraph.workspace import Workspace
 
 KNOWN_TYPES = ("WIKILINK", "REFERENCES", "DEPENDS_ON", "EXTENDS", "RELATED", "SUPERSEDES", "CONTRADICTS",
@@ -108,10 +108,10 @@ class LinkService:
         if existing:
             raise Conflict(f"{source.id} already has a {kind} link to {ref!r} ({existing})", id=existing)
         if target is None:
-            hits = await self.graph.read(cypher.note_targets, principal.tenant_id, source.id, [ref],
-                                         target_owners(source))
-            if hits:
-                target = await self.find_item(principal, hits[0]["id"])
+            row = {"ref": ref, "target": draft.ref or ref}
+            resolved = await self.graph.read(resolve_refs, source, [row])
+            if ref in resolved:
+                target = await self.find_item(principal, resolved[ref])
         props: dict[str, Any] = {
             "id": f"lnk_{uuid.uuid4().hex}", "ref": ref, "target": draft.ref or ref, "label": draft.label,
             "heading": draft.heading, "context": draft.context, "confidence": draft.confidence,

@@ -96,7 +96,8 @@ class NoteService:
             raise InvalidInput("slug" if draft.slug else "title", str(exc)) from exc
         parsed = parse(draft.body)
         props: dict[str, Any] = {
-            "slug": slug, "title": title, "titleLower": title.casefold(), "body": draft.body,
+            "slug": slug, "slugName": slug.rsplit("/", 1)[-1], "title": title, "titleLower": title.casefold(),
+            "body": draft.body,
             "bodySha256": sha256_hex(draft.body.encode()), "frontmatter": json.dumps(parse_frontmatter(draft.body)),
             "tags": list(parsed.unique_tags), "kind": draft.kind.strip(), "noteDate": draft.note_date,
         }

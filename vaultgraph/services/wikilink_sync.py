@@ -16,7 +16,7 @@ from vaultgraph.domain import Item, Note
 from vaultgraph.graph import links as cypher
 from vaultgraph.graph.links import WriteCount
 from vaultgraph.text.slugify import slugify
-from vaultgraph.text.wikilinks import WikiLink, resolve_workspace
+from vaultgraph.text.wikilinks import WikiLink, resolve, resolve_workspace
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,12 +34,21 @@ def safe_slug(text: str) -> str | None:
 
 
 def own_refs(item: Item) -> list[str]:
-    """The refs that name this item: a note's slug; a document's path and basename, with and without suffix."""
+    """The refs that name this item: a note's slug and its last segment (Obsidian links by name); a document's
+    path and basename, with and without suffix."""
     if isinstance(item, Note):
-        return [item.slug]
+        return sorted({item.slug, item.slug.rsplit("/", 1)[-1]})
     path = PurePosixPath(item.path)
     names = {str(path), str(path.with_suffix("")), path.name, path.stem}
     return sorted({slug for name in names if (slug := safe_slug(name))})
+
+
+def choose_note(ref: str, source_slug: str | None, candidates: list[tuple[str, str]]) -> str | None:
+    """Obsidian's order (the text package's `resolve`) over (slug, id) candidates, slugs standing for vault paths:
+    the exact path, else a note in the source's own folder, else the shortest path ending in the ref."""
+    paths = {f"{slug}.md": id for slug, id in candidates}
+    chosen = resolve(ref, f"{source_slug}.md" if source_slug else "", list(paths))
+    return paths.get(chosen) if chosen else None
 
 
 def canonical_ref(item: Item) -> str:
@@ -55,41 +64,52 @@ def target_owners(item: Item) -> list[str]:
 
 
 def _desired(links: Sequence[WikiLink]) -> dict[str, dict[str, Any]]:
-    """One edge per ref (the edge identity), first occurrence wins; self-links (`[[#Heading]]`) are no edges."""
+    """One edge per ref (the edge identity) counting its occurrences; the first occurrence gives label, heading and
+    context. Links into the same note by heading only (`[[#Heading]]`) are no edges."""
     rows: dict[str, dict[str, Any]] = {}
     for link in links:
         ref = safe_slug(link.target) if link.target else None
-        if ref is None or ref in rows:
+        if ref is None:
+            continue
+        if ref in rows:
+            rows[ref]["count"] += 1
             continue
         heading = f"^{link.block}" if link.block else link.heading
         rows[ref] = {"ref": ref, "target": link.target, "label": link.alias, "heading": heading,
-                     "context": link.context, "embed": link.embed}
+                     "context": link.context, "embed": link.embed, "count": 1}
     return rows
 
 
-async def _resolve(tx: AsyncManagedTransaction, item: Item, rows: list[dict[str, Any]]) -> dict[str, str]:
-    """ref → target id for the refs that name an existing note (own owner first) or document."""
+async def resolve_refs(tx: AsyncManagedTransaction, item: Item, rows: list[dict[str, Any]]) -> dict[str, str]:
+    """ref → target id for the refs that name an existing note (own owner first, then Obsidian's order) or, failing
+    that, a document (GoClaw's order: exact path, path + .md, basename, basename + .md)."""
     owners = target_owners(item)
+    queries = [{"ref": row["ref"], "name": row["ref"].rsplit("/", 1)[-1]} for row in rows]
+    by_ref: dict[str, dict[str, list[tuple[str, str]]]] = {}
+    for hit in await cypher.note_targets(tx, item.tenant_id, queries, owners):
+        by_ref.setdefault(hit["ref"], {}).setdefault(hit["ownerKey"], []).append((hit["slug"], hit["id"]))
+    source_slug = item.slug if isinstance(item, Note) else None
     found: dict[str, str] = {}
-    for hit in sorted(await cypher.note_targets(tx, item.tenant_id, item.id, [r["ref"] for r in rows], owners),
-                      key=lambda hit: hit["ownerKey"] != item.owner.key):
-        found.setdefault(hit["ref"], hit["id"])
+    for ref, per_owner in by_ref.items():
+        for owner in sorted(per_owner, key=lambda key: key != item.owner.key):
+            if chosen := choose_note(ref, source_slug, per_owner[owner]):
+                found[ref] = chosen
+                break
     rest = [r for r in rows if r["ref"] not in found]
     if rest:
-        queries = []
+        docs = []
         for row in rest:
             target = row["target"].casefold()
             name = PurePosixPath(target).name
-            queries.append({"ref": row["ref"], "paths": [target, f"{target}.md"], "basenames": [name, f"{name}.md"]})
+            docs.append({"ref": row["ref"], "paths": [target, f"{target}.md"], "basenames": [name, f"{name}.md"]})
         candidates: dict[str, dict[str, str]] = {}
-        for hit in await cypher.document_targets(tx, item.tenant_id, queries, owners):
-            if hit["id"] != item.id:
-                candidates.setdefault(hit["ref"], {})[hit["path"]] = hit["id"]
+        for hit in await cypher.document_targets(tx, item.tenant_id, docs, owners):
+            candidates.setdefault(hit["ref"], {})[hit["path"]] = hit["id"]
         for row in rest:
             paths = candidates.get(row["ref"], {})
-            chosen = resolve_workspace(row["target"], list(paths)) if paths else None
-            if chosen is not None:
-                found[row["ref"]] = paths[chosen]
+            chosen_path = resolve_workspace(row["target"], list(paths)) if paths else None
+            if chosen_path is not None:
+                found[row["ref"]] = paths[chosen_path]
     return found
 
 
@@ -110,7 +130,7 @@ async def sync_wikilinks(
             await cypher.run_counted(tx, writes, cypher.UPDATE_WIKILINKS, tenant=tenant, id=item.id, rows=kept)
         new = [row for ref, row in desired.items() if ref not in existing]
         if new:
-            targets = await _resolve(tx, item, new)
+            targets = await resolve_refs(tx, item, new)
             resolved, ghosted = [], []
             for row in new:
                 props = {**row, "id": f"lnk_{uuid.uuid4().hex}", "origin": "wikilink"}
