@@ -216,3 +216,18 @@ async def test_links_resolve_by_name_across_folders(
     created = (await notes.save(principal, NoteDraft(title="Runbooks", slug="ops/runbooks"))).note
     [bound] = await _outgoing(links, principal, ghost.id)
     assert bound.target_id == created.id
+
+
+async def test_a_better_named_note_claims_existing_bindings(
+    notes: NoteService, links: LinkService, principal: Principal
+) -> None:
+    far = (await notes.save(principal, NoteDraft(title="Plan", slug="archive/old/plan"))).note
+    source = (await notes.save(principal, NoteDraft(title="Index", slug="work/index", body="[[Plan]]"))).note
+    [link] = await _outgoing(links, principal, source.id)
+    assert link.target_id == far.id
+    near = (await notes.save(principal, NoteDraft(title="Plan", slug="work/plan"))).note  # the source's own folder
+    [moved] = await _outgoing(links, principal, source.id)
+    assert moved.target_id == near.id and moved.id == link.id
+    farther = (await notes.save(principal, NoteDraft(title="Plan", slug="x/y/z/plan"))).note
+    [kept] = await _outgoing(links, principal, source.id)
+    assert kept.target_id == near.id != farther.id

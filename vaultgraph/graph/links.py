@@ -113,6 +113,24 @@ CALL (s, r, n) { CREATE (s)-[b:$(type(r))]->(n) SET b = properties(r), b.confide
 DELETE r
 """
 
+# A new or renamed note may be a better target than the note a wikilink is bound to now (Obsidian's order is
+# decided in Python); these are the bound wikilinks that name it.
+BOUND_BY_NAME = """
+MATCH (n:Item:Note {tenantId: $tenant, id: $id})
+MATCH (s:Item {tenantId: $tenant})-[r:WIKILINK {origin: 'wikilink'}]->(t:Note {tenantId: $tenant})
+WHERE r.ref IN $refs AND t.id <> n.id AND r.guessed IS NULL AND t.ownerKey = n.ownerKey
+RETURN r.id AS linkId, r.ref AS ref, s.slug AS sourceSlug, t.slug AS targetSlug, t.id AS targetId
+"""
+
+MOVE_LINKS = """
+CYPHER 25
+UNWIND $linkIds AS linkId
+MATCH (s:Item {tenantId: $tenant})-[r {id: linkId}]->(:Item)
+MATCH (n:Item {tenantId: $tenant, id: $id})
+CALL (s, r, n) { CREATE (s)-[b:$(type(r))]->(n) SET b = properties(r) }
+DELETE r
+"""
+
 # Hard delete: inbound edges go back to ghosts keyed by their authored ref, so they re-bind if it comes back.
 UNBIND_INBOUND = """
 CYPHER 25
@@ -227,6 +245,11 @@ async def wikilink_refs(tx: AsyncManagedTransaction, tenant: str, id: str) -> se
 
 async def run_counted(tx: AsyncManagedTransaction, writes: WriteCount, query: str, **params: Any) -> None:
     await writes.add(await tx.run(query, **params))
+
+
+async def bound_by_name(tx: AsyncManagedTransaction, tenant: str, id: str, refs: list[str]) -> list[dict[str, Any]]:
+    result = await tx.run(BOUND_BY_NAME, tenant=tenant, id=id, refs=refs)
+    return [dict(record) async for record in result]
 
 
 async def note_targets(

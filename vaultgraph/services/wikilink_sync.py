@@ -113,6 +113,19 @@ async def resolve_refs(tx: AsyncManagedTransaction, item: Item, rows: list[dict[
     return found
 
 
+async def _claim_better_bindings(tx: AsyncManagedTransaction, writes: WriteCount, note: Note, refs: list[str]) -> None:
+    """Wikilinks bound to another note move here when Obsidian's order prefers this one, so the result does not
+    depend on the order notes were saved in (the best of all candidates is the best of the old and the new)."""
+    moves = [
+        row["linkId"]
+        for row in await cypher.bound_by_name(tx, note.tenant_id, note.id, refs)
+        if choose_note(row["ref"], row["sourceSlug"], [(row["targetSlug"], row["targetId"]), (note.slug, note.id)])
+        == note.id
+    ]
+    if moves:
+        await cypher.run_counted(tx, writes, cypher.MOVE_LINKS, tenant=note.tenant_id, id=note.id, linkIds=moves)
+
+
 async def sync_wikilinks(
     tx: AsyncManagedTransaction, item: Item, links: Sequence[WikiLink] | None, bind_own_refs: bool
 ) -> LinkSync:
@@ -145,4 +158,6 @@ async def sync_wikilinks(
         refs = own_refs(item)
         await cypher.run_counted(tx, writes, cypher.BIND_GHOSTS, tenant=tenant, id=item.id, refs=refs)
         await cypher.run_counted(tx, writes, cypher.RECLAIM_GUESSES, tenant=tenant, id=item.id, refs=refs)
+        if isinstance(item, Note):
+            await _claim_better_bindings(tx, writes, item, refs)
     return LinkSync(added=added, removed=removed, writes=writes.total)
