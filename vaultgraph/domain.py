@@ -136,6 +136,7 @@ class Note:
     indexed: bool
     created_at: datetime
     updated_at: datetime
+    vault_path: str | None = None
 
 
 Item = Document | Note
@@ -170,3 +171,24 @@ class Reached:
     via_type: str
     via_direction: Direction
     from_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class ApiKey:
+    """An API key as stored: never the secret, only what it grants and its lifecycle."""
+
+    id: str
+    prefix: str  # the first characters of the secret, so a person can tell their keys apart
+    name: str | None
+    tenant_id: str
+    agent_id: str | None
+    team_ids: tuple[str, ...]
+    all_scopes: bool  # a tenant-wide key that sees every scope, like the development mode's local user
+    created_at: datetime
+    expires_at: datetime | None
+    revoked_at: datetime | None
+    last_used_at: datetime | None
+
+    def principal(self) -> Principal:
+        return Principal(tenant_id=self.tenant_id, agent_id=self.agent_id, team_ids=frozenset(self.team_ids),
+                         sees_all_scopes=self.all_scopes)

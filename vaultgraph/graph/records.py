@@ -63,6 +63,7 @@ def note_from_node(node: Any) -> Note:
         indexed=bool(node.get("indexed", False)),
         created_at=to_datetime(node["createdAt"]),
         updated_at=to_datetime(node["updatedAt"]),
+        vault_path=node.get("vaultPath"),
     )
 
 

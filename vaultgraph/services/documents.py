@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
@@ -21,6 +22,7 @@ from vaultgraph.workspace import Workspace, check_key, normalize_path, sha256_he
 
 MAX_FILE_BYTES = 50 * 1024 * 1024
 MAX_TITLE_LENGTH = 500
+DocumentHook = Callable[[Document], Awaitable[None]]
 DOC_TYPES_BY_SUFFIX = {
     ".md": "markdown", ".markdown": "markdown", ".txt": "text", ".json": "json", ".yaml": "yaml",
     ".yml": "yaml", ".csv": "csv", ".tsv": "tsv", ".html": "html", ".htm": "html",
@@ -38,6 +40,7 @@ class DocumentDraft:
     team_id: str | None = None
     category: str | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
+    data: bytes | None = None  # raw bytes (an attachment) instead of `content`
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,17 +76,21 @@ def title_from(path: str, content: str) -> str:
 
 
 class DocumentService:
-    def __init__(self, graph: Graph, workspace: Workspace, max_page_size: int) -> None:
+    def __init__(
+        self, graph: Graph, workspace: Workspace, max_page_size: int, on_created: DocumentHook | None = None
+    ) -> None:
         self.graph = graph
         self.workspace = workspace
         self.max_page_size = max_page_size
+        # Called once the file and the node exist (the composition root passes EnrichmentService.enqueue).
+        self.on_created = on_created
 
     async def create(self, principal: Principal, draft: DocumentDraft) -> Document:
         path = normalize_path(draft.path)
         owner = owner_of(draft.scope, draft.agent_id, draft.team_id)
         if not principal.may_write(owner):
             raise Forbidden(f"you cannot write to the {owner.scope.value} space of {owner.key}")
-        data = draft.content.encode("utf-8")
+        data = draft.data if draft.data is not None else draft.content.encode("utf-8")
         if len(data) > MAX_FILE_BYTES:
             raise LimitExceeded(f"content is {len(data)} bytes; a document holds at most {MAX_FILE_BYTES} bytes",
                                 field="content", limit=MAX_FILE_BYTES)
@@ -106,6 +113,8 @@ class DocumentService:
         except ConstraintError as exc:
             raise Conflict(f"a document already exists at {path!r} in {owner.key}", path=path) from exc
         await self.workspace.write(target, data)
+        if self.on_created is not None:
+            await self.on_created(document)
         return document
 
     async def find(self, principal: Principal, document_id: str) -> Document | None:

@@ -45,6 +45,7 @@ class NoteDraft:
     agent_id: str | None = None
     team_id: str | None = None
     if_body_sha256: str | None = None  # optimistic concurrency: refuse when the stored body changed meanwhile
+    vault_path: str | None = None  # the file this note came from in an Obsidian vault (kept for export)
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,6 +104,8 @@ class NoteService:
         }
         if draft.pinned is not None:
             props["pinned"] = draft.pinned
+        if draft.vault_path is not None:
+            props["vaultPath"] = draft.vault_path
         owner = None if draft.id else owner_of(draft.scope, draft.agent_id, draft.team_id)
         if owner is not None and not principal.may_write(owner):
             raise Forbidden(f"you cannot write to {owner.key}")
@@ -145,7 +148,7 @@ class NoteService:
             note = await cypher.update_note(tx, tenant, note_id, props)
         body_changed = existing is None or existing.body_sha256 != props["bodySha256"]
         renamed = existing is None or existing.slug != note.slug
-        sync = await sync_wikilinks(tx, note, parsed.links if body_changed else None, bind_own_refs=renamed)
+        sync = await sync_wikilinks(tx, note, parsed.all_links if body_changed else None, bind_own_refs=renamed)
         return SaveResult(note=note, created=existing is None, body_changed=body_changed, sync=sync)
 
     async def find(self, principal: Principal, note_id: str) -> Note | None:

@@ -63,13 +63,14 @@ def target_owners(item: Item) -> list[str]:
     return sorted({item.owner.key, "shared"})
 
 
-def _desired(links: Sequence[WikiLink]) -> dict[str, dict[str, Any]]:
+def _desired(links: Sequence[WikiLink], self_ref: str) -> dict[str, dict[str, Any]]:
     """One edge per ref (the edge identity) counting its occurrences; the first occurrence gives label, heading and
-    context. Links into the same note by heading only (`[[#Heading]]`) are no edges."""
+    context. `[[#Heading]]` links the item to itself, as in Obsidian; a target with no letter or digit keeps its
+    text as the ref, so `[[|]]` is still an (unresolvable) link."""
     rows: dict[str, dict[str, Any]] = {}
     for link in links:
-        ref = safe_slug(link.target) if link.target else None
-        if ref is None:
+        ref = (safe_slug(link.target) or link.target.strip()) if link.target else self_ref
+        if not ref:
             continue
         if ref in rows:
             rows[ref]["count"] += 1
@@ -134,7 +135,7 @@ async def sync_wikilinks(
     added = removed = 0
     tenant = item.tenant_id
     if links is not None:
-        desired = _desired(links)
+        desired = _desired(links, canonical_ref(item))
         existing = await cypher.wikilink_refs(tx, tenant, item.id)
         await cypher.run_counted(tx, writes, cypher.REMOVE_WIKILINKS, tenant=tenant, id=item.id, keep=list(desired))
         removed = writes.deleted

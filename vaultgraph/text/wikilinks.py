@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from urllib.parse import unquote
 
 from vaultgraph.text.frontmatter import find_frontmatter, frontmatter_scan, frontmatter_tags
 from vaultgraph.text.masking import MASK, is_escaped, mask_markup, mask_spans
@@ -64,11 +65,12 @@ class ParsedText:
     tags: tuple[str, ...]
     frontmatter_links: tuple[WikiLink, ...] = ()
     frontmatter_tags: tuple[str, ...] = ()
+    markdown_links: tuple[WikiLink, ...] = ()
 
     @property
     def all_links(self) -> tuple[WikiLink, ...]:
-        """Front-matter links, then body links: Obsidian resolves and counts both."""
-        return self.frontmatter_links + self.links
+        """Front-matter links, body wikilinks, then internal markdown links: Obsidian resolves and counts all."""
+        return self.frontmatter_links + self.links + self.markdown_links
 
     @property
     def unique_tags(self) -> tuple[str, ...]:
@@ -116,6 +118,33 @@ def _link(source: str, inner: str, embed: bool, span: tuple[int, int], region: t
     )
 
 
+# `[text](dest)` and `![alt](dest)` to a file of the vault: a destination in <…> or without spaces, an optional title.
+_MARKDOWN_LINK = re.compile(
+    rf'(?P<bang>!?)\[(?P<text>[^\[\]\n{MASK}]*)\]\(\s*(?P<dest><[^<>\n{MASK}]*>|[^\s(){MASK}]*)(?:\s+"[^"\n]*")?\s*\)'
+)
+_EXTERNAL = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.-]*:|//)")
+
+
+def _find_markdown_links(source: str, scan: str, region: tuple[int, int]) -> Iterator[WikiLink]:
+    """Internal markdown links, which Obsidian indexes like wikilinks; URLs with a scheme are not links to notes."""
+    for found in _MARKDOWN_LINK.finditer(scan):
+        dest = found["dest"].strip("<>").strip()
+        if not dest or _EXTERNAL.match(dest) or is_escaped(scan, found.start()):
+            continue
+        target, has_anchor, anchor = unquote(dest).partition("#")
+        heading = block = None
+        if has_anchor:
+            if anchor.startswith("^"):
+                block = anchor[1:].strip() or None
+            else:
+                heading = anchor.strip() or None
+        yield WikiLink(
+            target=_strip_md(target.strip()), heading=heading, block=block, alias=found["text"].strip() or None,
+            embed=bool(found["bang"]), start=found.start(), end=found.end(),
+            context=_context(source, found.start(), found.end(), region),
+        )
+
+
 def _find_links(source: str, scan: str, region: tuple[int, int]) -> Iterator[WikiLink]:
     """Links found in ``scan``; their context never reaches outside ``region`` (body or front matter)."""
     for found in _LINK.finditer(scan):
@@ -136,14 +165,16 @@ def parse(markdown: str) -> ParsedText:
     body_start = span.end if span else 0
     scan = mask_markup(markdown, body_start)
     links = tuple(_find_links(markdown, scan, (body_start, len(markdown))))
+    markdown_links = tuple(_find_markdown_links(markdown, scan, (body_start, len(markdown))))
     # Link text is no place for tags: "[[#Heading|x]]" names a heading, not the tag "Heading".
     tag_scan = mask_spans(scan, [(link.start, link.end) for link in links])
     tags = tuple(name for name, _, _ in find_tags(tag_scan))
     if span is None:
-        return ParsedText(links=links, tags=tags)
+        return ParsedText(links=links, tags=tags, markdown_links=markdown_links)
     return ParsedText(
         links=links,
         tags=tags,
+        markdown_links=markdown_links,
         frontmatter_links=tuple(
             _find_links(markdown, frontmatter_scan(markdown, span), (span.yaml_start, span.yaml_end))
         ),

@@ -1,0 +1,1 @@
+"""Interop with other tools' formats: Obsidian vaults (import/export) and JSON Canvas."""
