@@ -6,10 +6,10 @@ STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | sha256sum | cut -c1-12)
 
 .PHONY: run test setup lint typecheck check clean
 
-run: setup
+run: setup web
 	$(BIN)/vaultgraph serve
 
-test: setup
+test: setup web chromium
 	$(BIN)/ruff check vaultgraph tests
 	$(BIN)/pytest
 
@@ -36,3 +36,34 @@ check: lint typecheck test
 
 clean:
 	rm -rf $(VENV) vaultgraph/neo4j_local/launcher/target .vaultgraph-test
+	rm -rf web/node_modules web/dist
+
+# The web explorer (web/, served at "/"): `npm ci` when the lockfile changes, a build when its sources change.
+.PHONY: web chromium
+WEB_SOURCES := $(shell find web/src -type f 2>/dev/null) web/index.html web/vite.config.ts web/tsconfig.json web/package.json
+
+web: web/dist/index.html
+
+web/node_modules/.package-lock.json: web/package-lock.json
+	cd web && npm ci --no-audit --no-fund
+	touch $@
+
+web/dist/index.html: web/node_modules/.package-lock.json $(WEB_SOURCES)
+	cd web && npm run build
+	touch $@
+
+# The browser tests (tests/web/) drive Debian's Chromium through Playwright; CI runs as root.
+chromium:
+	test -x /usr/bin/chromium || (apt-get update && apt-get install -y chromium)
+
+# Benchmarks (bench/README.md): 10k notes by default; `make bench BENCH_ARGS=--large` for 100k, `--help` for more.
+# The peer (@neo4j/graphql, bench/peer/) is installed from its lockfile first.
+.PHONY: bench
+BENCH_ARGS ?=
+
+bench: setup bench/peer/node_modules/.package-lock.json
+	$(BIN)/python -m bench $(BENCH_ARGS)
+
+bench/peer/node_modules/.package-lock.json: bench/peer/package-lock.json
+	cd bench/peer && npm ci --no-audit --no-fund
+	touch $@

@@ -95,7 +95,9 @@ def principal(tenant: str) -> Principal:
 @pytest.fixture
 async def server(settings: Settings, tenant: str) -> AsyncIterator[RunningServer]:
     """A real vaultgraph on a free loopback port, in development mode for this test's tenant."""
-    async with run_server(settings.model_copy(update={"dev_tenant": tenant, "port": 0})) as running:
+    # Its enrichment workers serve this test's tenant only, not the other tests' documents in the shared Neo4j.
+    update = {"dev_tenant": tenant, "port": 0, "enrichment_tenants": [tenant]}
+    async with run_server(settings.model_copy(update=update)) as running:
         yield running
 
 

@@ -4,27 +4,42 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator
 from typing import Any
 
-from cross_web import HTTPException
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse
-from starlette.routing import Route, WebSocketRoute
+from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.websockets import WebSocket
-from strawberry.asgi import GraphQL
+from strawberry import Schema
+from strawberry.schema.config import StrawberryConfig
 
 from vaultgraph.config import Settings
-from vaultgraph.domain import Principal
-from vaultgraph.errors import InvalidInput
+from vaultgraph.events import InProcessBus
+from vaultgraph.explorer import Explorer
 from vaultgraph.graph.session import Graph
 from vaultgraph.health import Neo4jMonitor
+from vaultgraph.http.auth import Authenticator, check_bind
+from vaultgraph.http.body_limit import BodySizeLimit
+from vaultgraph.http.rate_limit import RateLimiter
+from vaultgraph.http.view import GuardedGraphQL
+from vaultgraph.interop.vault import VaultService
+from vaultgraph.models import ModelClient, ModelConfig, build_model_client
 from vaultgraph.schema.context import Context, Services
+from vaultgraph.schema.limits import Limits, limit_extensions
 from vaultgraph.schema.root import build_schema
+from vaultgraph.services.auth import ApiKeyService
 from vaultgraph.services.documents import DocumentService
+from vaultgraph.services.enrichment import EnrichmentService
+from vaultgraph.services.fuzzy_links import FuzzyResolver, save_hook
+from vaultgraph.services.indexing import Indexer, chunking_policy
 from vaultgraph.services.links import LinkService
 from vaultgraph.services.notes import NoteService
+from vaultgraph.services.search import SearchService, search_config
+from vaultgraph.services.suggestions import SuggestionService
+from vaultgraph.workers.pool import build_worker_pool
 from vaultgraph.workspace import Workspace, check_key
 
 
@@ -32,53 +47,62 @@ def neo4j_uri(settings: Settings) -> str:
     return settings.neo4j_uri or settings.local_bolt_uri
 
 
-def build_services(settings: Settings, graph: Graph) -> Services:
+def build_services(settings: Settings, graph: Graph, models: ModelClient) -> Services:
     workspace = Workspace(settings.workspace_dir)
     links = LinkService(graph, workspace, settings.page_size_max)
-    return Services(
-        documents=DocumentService(graph, workspace, settings.page_size_max),
-        notes=NoteService(graph, settings.page_size_max),
-        links=links,
+    enrichment = EnrichmentService(graph, InProcessBus(settings.event_queue_size), settings.event_queue_size)
+    documents = DocumentService(graph, workspace, settings.page_size_max, on_created=enrichment.enqueue)
+    search = SearchService(graph, models, search_config(settings))
+    fuzzy = FuzzyResolver(graph, search, models)
+    indexer = Indexer(graph, models, chunking_policy(settings))
+    notes = NoteService(graph, settings.page_size_max, indexer=save_hook(indexer, fuzzy))
+    return Services(documents=documents, notes=notes, links=links, vault=VaultService(notes, documents),
+                    enrichment=enrichment, search=search, suggestions=SuggestionService(graph, search), fuzzy=fuzzy)
+
+
+def model_config(settings: Settings) -> ModelConfig:
+    return ModelConfig(
+        base_url=settings.openai_base_url, api_key=settings.openai_api_key, chat_model=settings.chat_model,
+        embedding_model=settings.embedding_model, embedding_dimensions=settings.embedding_dimensions,
+        timeout_seconds=settings.model_timeout, max_retries=settings.model_max_retries,
     )
 
 
-def dev_principal(headers: Mapping[str, str], default_tenant: str) -> Principal:
-    """Development mode: the principal from X-Vaultgraph-* headers, else the local tenant seeing every scope.
+class GraphQLApp(GuardedGraphQL):
+    """Strawberry's ASGI app with vaultgraph's typed Context; who is asking comes from http/auth.py."""
 
-    Only for a server on loopback; API keys replace this (see the README)."""
-    tenant = headers.get("x-vaultgraph-tenant") or default_tenant
-    agent = headers.get("x-vaultgraph-agent") or None
-    teams = [t.strip() for t in (headers.get("x-vaultgraph-teams") or "").split(",") if t.strip()]
-    try:
-        check_key(tenant, "X-Vaultgraph-Tenant")
-        for value, name in [(agent, "X-Vaultgraph-Agent"), *((t, "X-Vaultgraph-Teams") for t in teams)]:
-            if value is not None:
-                check_key(value, name)
-    except InvalidInput as exc:
-        raise HTTPException(400, exc.message) from exc
-    return Principal(tenant_id=tenant, agent_id=agent, team_ids=frozenset(teams),
-                     sees_all_scopes=agent is None and not teams)
-
-
-class GraphQLApp(GraphQL[Context, None]):
-    """Strawberry's ASGI app with vaultgraph's typed Context."""
-
-    def __init__(self, services: Services, default_tenant: str, **kwargs: Any) -> None:
-        super().__init__(build_schema(), **kwargs)
+    def __init__(self, services: Services, schema: Schema, authenticator: Authenticator, **kwargs: Any) -> None:
+        super().__init__(schema, authenticator, **kwargs)
         self.services = services
-        self.default_tenant = default_tenant
 
     async def get_context(self, request: Request | WebSocket, response: Any) -> Context:
-        principal = dev_principal(request.headers, self.default_tenant)
+        principal = await self.principal(request)
         return Context(principal=principal, services=self.services, request=request, response=response)
 
 
+def build_graphql(settings: Settings, services: Services, keys: ApiKeyService) -> GraphQLApp:
+    """The GraphQL app with the API limits, the batching cap and the admission rules from Settings."""
+    dev_tenant = check_key(settings.dev_tenant, "VAULTGRAPH_DEV_TENANT") if settings.dev_mode else None
+    authenticator = Authenticator(keys, RateLimiter(settings.rate_limit_per_second, settings.rate_limit_burst),
+                                  dev_tenant)
+    schema = build_schema(limit_extensions(Limits.from_settings(settings)),
+                          StrawberryConfig(batching_config={"max_operations": settings.max_batch_operations}))
+    return GraphQLApp(services, schema, authenticator, ws_init_timeout=settings.ws_connection_init_timeout,
+                      graphql_ide="graphiql" if settings.graphiql else None)
+
+
 def create_app(settings: Settings) -> Starlette:
+    check_bind(settings)  # before anything opens: development mode never listens beyond loopback
     uri = neo4j_uri(settings)
     graph = Graph.connect(uri, settings.neo4j_user, settings.neo4j_password, settings.neo4j_database)
     monitor = Neo4jMonitor(graph, uri, settings.embedding_dimensions)
-    services = build_services(settings, graph)
-    graphql = GraphQLApp(services, check_key(settings.dev_tenant, "VAULTGRAPH_DEV_TENANT"), graphql_ide="graphiql")
+    models = build_model_client(model_config(settings))
+    services = build_services(settings, graph, models)
+    keys = ApiKeyService(graph, settings.api_key_cache_seconds)
+    graphql = build_graphql(settings, services, keys)
+    workers = (build_worker_pool(settings, graph, Workspace(settings.workspace_dir), models, services.enrichment.bus,
+                                 chunk_indexer=Indexer(graph, models, chunking_policy(settings)))
+               if settings.enrichment_workers else None)
 
     async def healthz(request: Request) -> JSONResponse:
         health = monitor.health
@@ -92,9 +116,15 @@ def create_app(settings: Settings) -> Starlette:
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         await monitor.check()
         watcher = asyncio.create_task(monitor.watch(), name="neo4j-monitor")
+        if workers is not None:
+            await workers.start()
         try:
             yield
         finally:
+            if workers is not None:
+                await workers.stop()  # before the driver closes: it gives the held leases back
+            await services.enrichment.bus.aclose()
+            await models.aclose()
             watcher.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await watcher
@@ -105,11 +135,16 @@ def create_app(settings: Settings) -> Starlette:
             Route("/healthz", healthz),
             Route("/graphql", graphql, methods=["GET", "POST"]),
             WebSocketRoute("/graphql", graphql),
+            Mount("/", app=Explorer()),  # the web explorer (web/dist), after the API routes
         ],
         lifespan=lifespan,
+        middleware=[Middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)],
     )
     app.state.settings = settings
+    app.state.keys = keys
     app.state.graph = graph
     app.state.services = services
     app.state.monitor = monitor
+    app.state.models = models
+    app.state.workers = workers
     return app

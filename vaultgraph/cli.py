@@ -1,4 +1,4 @@
-"""`vaultgraph serve` and `vaultgraph neo4j start|stop|status`."""
+"""`vaultgraph serve`, `vaultgraph neo4j start|stop|status` and `vaultgraph keys create|list|revoke`."""
 
 from __future__ import annotations
 
@@ -6,12 +6,15 @@ import argparse
 import os
 import signal
 import sys
+from collections.abc import Callable
 
 import structlog
 import uvicorn
 
+from vaultgraph import cli_keys, cli_vault
 from vaultgraph.app import create_app
 from vaultgraph.config import Settings
+from vaultgraph.http.auth import StartupRefused, check_bind
 from vaultgraph.logs import configure_logging
 from vaultgraph.neo4j_local import server as local_neo4j
 from vaultgraph.neo4j_local.java import MissingTool, find_java_home
@@ -37,6 +40,19 @@ def _neo4j(settings: Settings, action: str) -> int:
               f"bolt={settings.local_bolt_uri} answers={answers} data={server.home}")
         return 0 if pid and answers else 3
     return 0
+
+
+def _with_neo4j(settings: Settings, work: Callable[[str], int]) -> int:
+    """Run `work` against NEO4J_URI, or against the local Neo4j (started for it and stopped after if need be)."""
+    if settings.neo4j_uri is not None:
+        return work(settings.neo4j_uri)
+    server = local_neo4j.LocalNeo4j.from_settings(settings)
+    owned = local_neo4j.start(server, settings.java_home, settings.neo4j_start_timeout)
+    try:
+        return work(settings.local_bolt_uri)
+    finally:
+        if owned:
+            local_neo4j.stop(server)
 
 
 def _exit_on_sigterm(signum: int, frame: object) -> None:
@@ -69,6 +85,8 @@ def main(argv: list[str] | None = None) -> int:
     serve.add_argument("--port", type=int)
     neo4j = commands.add_parser("neo4j", help="manage the local Neo4j")
     neo4j.add_argument("action", choices=["build", "start", "stop", "status"])
+    cli_keys.add_parser(commands)
+    cli_vault.add_parser(commands)
     args = parser.parse_args(argv)
 
     overrides = {k: v for k, v in (("host", getattr(args, "host", None)), ("port", getattr(args, "port", None)))
@@ -78,8 +96,13 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "neo4j":
             return _neo4j(settings, args.action)
+        if args.command == "keys":
+            return _with_neo4j(settings, lambda uri: cli_keys.run(settings, args, uri))
+        if args.command in ("import-vault", "export-vault"):
+            return _with_neo4j(settings, lambda uri: cli_vault.run(settings, args, uri))
+        check_bind(settings)  # before starting Neo4j: refuse at once
         return _serve(settings)
-    except (MissingTool, local_neo4j.Neo4jStartError) as exc:
+    except (MissingTool, local_neo4j.Neo4jStartError, StartupRefused) as exc:
         print(f"vaultgraph: {exc}", file=sys.stderr)
         return 2
 

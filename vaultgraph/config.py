@@ -21,6 +21,28 @@ class Settings(BaseSettings):
     log_format: Literal["console", "json"] = Field("console", description="console for people, json for machines.")
     dev_tenant: str = Field("local", description="Tenant of the development mode (no API keys, loopback only).")
 
+    # Security and API limits (README, "Security"): every refusal answers a code and changes nothing.
+    dev_mode: bool = Field(
+        True, description="Allow requests without an API key (X-Vaultgraph-* headers); refused off loopback."
+    )
+    api_key_cache_seconds: float = Field(
+        10.0, ge=0, description="How long a checked API key is trusted without asking Neo4j again (revocation lag)."
+    )
+    graphiql: bool = Field(True, description="Serve the GraphiQL IDE at GET /graphql.")
+    introspection: bool = Field(True, description="Answer introspection queries (__schema, __type).")
+    graphql_suggestions: bool = Field(False, description="Add 'Did you mean …?' to errors (not without introspection).")
+    max_query_depth: int = Field(10, ge=1, description="Deepest selection nesting an operation may have.")
+    max_aliases: int = Field(15, ge=0, description="Most aliases one document may use.")
+    max_tokens: int = Field(2000, ge=100, description="Most lexical tokens one document may have.")
+    max_query_cost: int = Field(10_000, ge=1, description="Most nodes an operation may fetch, estimated from sizes.")
+    max_batch_operations: int = Field(10, ge=1, description="Most operations one batched HTTP request may carry.")
+    max_body_bytes: int = Field(1024 * 1024, ge=1024, description="Largest request body; larger answers 413.")
+    rate_limit_per_second: float = Field(50.0, ge=0, description="Requests a second per API key (0: unlimited).")
+    rate_limit_burst: int = Field(100, ge=1, description="Requests a key may make at once before the rate applies.")
+    ws_connection_init_timeout: float = Field(
+        10.0, gt=0, description="Seconds a WebSocket has to send connection_init before it is closed (4408)."
+    )
+
     neo4j_uri: str | None = Field(
         None,
         validation_alias=AliasChoices("NEO4J_URI"),
@@ -54,6 +76,29 @@ class Settings(BaseSettings):
     embedding_dimensions: int = Field(384, ge=8, le=4096, description="Dimensions of the embedding model.")
     model_timeout: float = Field(60.0, gt=0, description="Seconds before one model call times out.")
     model_max_retries: int = Field(3, ge=0, description="Retries of a model call on 429 and 5xx.")
+
+    enrichment_workers: bool = Field(True, description="Run the enrichment workers in this process.")
+    enrichment_concurrency: int = Field(3, ge=1, le=64, description="Enrichment batches that run at once.")
+    enrichment_batch_size: int = Field(5, ge=1, le=50, description="Documents per batch (and per summary call).")
+    enrichment_attempt_timeouts: list[float] = Field(
+        [300.0, 420.0, 600.0], min_length=1, description="Timeout of each attempt of a batch, in seconds."
+    )
+    enrichment_retry_backoff: list[float] = Field(
+        [0.0, 2.0, 4.0], min_length=1, description="Pause before each attempt, in seconds (one per timeout)."
+    )
+    enrichment_lease_seconds: float = Field(
+        60.0, gt=0, description="How long a worker's claim on a document lasts without a heartbeat."
+    )
+    enrichment_sweep_seconds: float = Field(
+        30.0, gt=0, description="How often workers look in Neo4j for unfinished, unclaimed documents."
+    )
+    enrichment_max_bytes: int = Field(
+        4 * 1024 * 1024, ge=1024, description="Largest file enrichment reads; larger ones are SKIPPED."
+    )
+    enrichment_tenants: list[str] | None = Field(
+        None, description="Enrich only these tenants' documents (sharding worker processes); unset: every tenant."
+    )
+    event_queue_size: int = Field(1000, ge=10, description="Events buffered per subscriber before it is dropped.")
 
     page_size_max: int = Field(100, ge=1, le=1000, description="Largest page a list query returns.")
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from dataclasses import dataclass
 
 import structlog
@@ -35,6 +36,7 @@ class Neo4jMonitor:
     async def check(self) -> bool:
         try:
             version = await self.graph.verify()
+            self.graph.down_reason = None  # it answers: let the migrations (and requests) through again
             if not self._migrated:
                 await apply_migrations(self.graph, self.embedding_dimensions)
                 self._migrated = True
@@ -54,5 +56,9 @@ class Neo4jMonitor:
 
     async def watch(self) -> None:
         while True:
-            await asyncio.sleep(self.interval if self.health.state == "up" else 2.0)
+            # A request that could not reach Neo4j wakes the check early, so the next requests fail at once.
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.graph.unreachable.wait(),
+                                       self.interval if self.health.state == "up" else 2.0)
+            self.graph.unreachable.clear()
             await self.check()

@@ -81,7 +81,8 @@ class Workspace:
 
     async def read(self, target: Path, limit: int) -> bytes:
         async with aiofiles.open(target, "rb") as handle:
-            return await handle.read(limit)
+            data: bytes = await handle.read(limit)
+            return data
 
     async def remove(self, target: Path) -> None:
         if await aiofiles.os.path.exists(target):

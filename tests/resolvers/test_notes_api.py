@@ -29,7 +29,8 @@ CREATE (s)-[:WIKILINK {id: row.id + '-' + target, ref: t.slug, origin: 'wikilink
 SAVE = """
 mutation Save($input: NoteInput!) {
   saveNote(input: $input) { created changed indexed linksAdded linksRemoved linkWrites
-    note { id slug title tags outgoing { totalCount edges { node { id ref label context isGhost to { id } } } } } }
+    note { id slug title tags outgoing { totalCount edges { node {
+      id ref label context isGhost from { id } to { id } } } } } }
 }
 """
 
@@ -44,6 +45,7 @@ async def test_the_issue_scenario(server: RunningServer) -> None:
     a_note = a["saveNote"]["note"]
     [ghost] = [e["node"] for e in a_note["outgoing"]["edges"]]
     assert (ghost["ref"], ghost["label"], ghost["isGhost"], ghost["to"]) == ("project-plan", "the plan", True, None)
+    assert ghost["from"] == {"id": a_note["id"]}
 
     plan = (await server.data(SAVE, {"input": {"title": "Project Plan", "body": "Milestones."}}))["saveNote"]["note"]
     back = (await server.data(BACKLINKS, {"id": plan["id"]}))["node"]["backlinks"]

@@ -74,7 +74,7 @@ async def test_bad_input_names_the_field_and_writes_nothing(
     with pytest.raises(InvalidInput) as caught:
         await service.create(principal, draft)
     assert caught.value.field == field
-    assert (await service.list(principal, DocumentFilter(), None, None)).total_count == 0
+    assert (await service.page(principal, DocumentFilter(), None, None)).total_count == 0
 
 
 async def test_content_over_the_limit_is_refused(service: DocumentService, principal: Principal) -> None:
@@ -89,7 +89,7 @@ async def test_pages_walk_every_document_once(service: DocumentService, principa
     seen: list[str] = []
     after = None
     while True:
-        page = await service.list(principal, DocumentFilter(), 3, after)
+        page = await service.page(principal, DocumentFilter(), 3, after)
         assert page.total_count == 7
         seen += [doc.path for _, doc in page.items]
         if not page.has_next_page:
@@ -101,21 +101,21 @@ async def test_pages_walk_every_document_once(service: DocumentService, principa
 async def test_filters(service: DocumentService, principal: Principal) -> None:
     await service.create(principal, DocumentDraft(path="a.md", content="a", category="Tech"))
     await service.create(principal, DocumentDraft(path="b.csv", content="b", scope=Scope.TEAM, team_id="ops"))
-    by_type = await service.list(principal, DocumentFilter(doc_type="csv"), None, None)
+    by_type = await service.page(principal, DocumentFilter(doc_type="csv"), None, None)
     assert [d.path for _, d in by_type.items] == ["b.csv"]
-    by_team = await service.list(principal, DocumentFilter(scope=Scope.TEAM, team_id="ops"), None, None)
+    by_team = await service.page(principal, DocumentFilter(scope=Scope.TEAM, team_id="ops"), None, None)
     assert [d.path for _, d in by_team.items] == ["b.csv"]
-    by_category = await service.list(principal, DocumentFilter(category="Tech"), None, None)
+    by_category = await service.page(principal, DocumentFilter(category="Tech"), None, None)
     assert [d.path for _, d in by_category.items] == ["a.md"]
 
 
 async def test_page_size_limits(service: DocumentService, principal: Principal) -> None:
     with pytest.raises(InvalidInput):
-        await service.list(principal, DocumentFilter(), 101, None)
+        await service.page(principal, DocumentFilter(), 101, None)
     with pytest.raises(InvalidInput):
-        await service.list(principal, DocumentFilter(), 0, None)
+        await service.page(principal, DocumentFilter(), 0, None)
     with pytest.raises(InvalidInput):
-        await service.list(principal, DocumentFilter(), 5, "bm90IGEgY3Vyc29y")
+        await service.page(principal, DocumentFilter(), 5, "bm90IGEgY3Vyc29y")
 
 
 async def test_tenants_never_see_each_other(service: DocumentService, principal: Principal) -> None:
@@ -125,7 +125,7 @@ async def test_tenants_never_see_each_other(service: DocumentService, principal:
         await service.get(stranger, doc.id)
     with pytest.raises(NotFound):
         await service.get_by_path(stranger, "secret.md")
-    assert (await service.list(stranger, DocumentFilter(), None, None)).total_count == 0
+    assert (await service.page(stranger, DocumentFilter(), None, None)).total_count == 0
 
 
 async def test_scopes_are_visible_only_to_their_owners(service: DocumentService, principal: Principal) -> None:

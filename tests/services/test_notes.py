@@ -128,9 +128,9 @@ async def test_archive_keeps_everything(notes: NoteService, links: LinkService, 
     b = (await notes.save(principal, NoteDraft(title="B"))).note
     await notes.archive(principal, b.id)
     assert [link.target_id for link in await _outgoing(links, principal, a.id)] == [b.id]
-    active = await notes.list(principal, NoteFilter(), None, None)
+    active = await notes.page(principal, NoteFilter(), None, None)
     assert [n.id for _, n in active.items] == [a.id]
-    everything = await notes.list(principal, NoteFilter(include_archived=True), None, None)
+    everything = await notes.page(principal, NoteFilter(include_archived=True), None, None)
     assert {n.id for _, n in everything.items} == {a.id, b.id}
 
 

@@ -284,7 +284,10 @@ async def link_pages(
     pages: dict[str, list[Link]] = {id: [] for id in params["ids"]}
     async for record in result:
         rel, other = record["r"], record["other"]
-        link = link_from_record(rel, None, other) if outgoing else link_from_record(rel, other, None)
+        if outgoing:
+            link = link_from_record(rel, None, other, source_id=record["id"])
+        else:
+            link = link_from_record(rel, other, None)
         pages[record["id"]].append(link)
     return pages
 

@@ -59,6 +59,20 @@ MIGRATIONS: tuple[Migration, ...] = (
     ),
     Migration(
         2,
+        "notes resolve by last slug segment too (Obsidian's shortest-path rule)",
+        ("CREATE INDEX note_slug_name IF NOT EXISTS FOR (n:Note) ON (n.tenantId, n.slugName)",),
+    ),
+    Migration(
+        3,
+        "API keys: found by the SHA-256 of their secret (before any tenant is known) or by id, listed per tenant",
+        (
+            "CREATE CONSTRAINT api_key_hash IF NOT EXISTS FOR (k:ApiKey) REQUIRE k.keyHash IS UNIQUE",
+            "CREATE CONSTRAINT api_key_id IF NOT EXISTS FOR (k:ApiKey) REQUIRE k.id IS UNIQUE",
+            "CREATE INDEX api_key_tenant IF NOT EXISTS FOR (k:ApiKey) ON (k.tenantId, k.createdAt)",
+        ),
+    ),
+    Migration(
+        4,
         "full-text index with the English analyzer (stemming) and tenantId as a field, so a Lucene query "
         "filters by tenant inside the index",
         (
@@ -67,11 +81,6 @@ MIGRATIONS: tuple[Migration, ...] = (
             "ON EACH [n.title, n.path, n.summary, n.body, n.text, n.tenantId] "
             "OPTIONS {indexConfig: {`fulltext.analyzer`: 'english'}}",
         ),
-    ),
-    Migration(
-        2,
-        "notes resolve by last slug segment too (Obsidian's shortest-path rule)",
-        ("CREATE INDEX note_slug_name IF NOT EXISTS FOR (n:Note) ON (n.tenantId, n.slugName)",),
     ),
 )
 

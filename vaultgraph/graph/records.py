@@ -71,14 +71,17 @@ def item_from_node(node: Any) -> Item:
     return note_from_node(node) if "Note" in node.labels else document_from_node(node)
 
 
-def link_from_record(rel: Any, source: Any | None = None, target: Any | None = None) -> Link:
-    """`rel` is the relationship; `source`/`target` the endpoint nodes when the query returned them."""
+def link_from_record(
+    rel: Any, source: Any | None = None, target: Any | None = None, source_id: str | None = None
+) -> Link:
+    """`rel` is the relationship; `source`/`target` the endpoint nodes when the query returned them, else
+    `source_id` when the caller knows it (a relationship's own endpoint nodes carry no properties)."""
     is_item = target is not None and "Item" in target.labels
     return Link(
         id=rel["id"],
         type=rel.type,
-        source_id=source["id"] if source is not None else rel.start_node["id"],
-        target_id=target["id"] if is_item else None,
+        source_id=source["id"] if source is not None else str(source_id),
+        target_id=target["id"] if target is not None and is_item else None,
         ref=rel["ref"],
         label=rel.get("label"),
         heading=rel.get("heading"),

@@ -173,7 +173,7 @@ class VaultService:
         report = ExportReport()
         after = None
         while True:
-            page = await self.notes.list(principal, NoteFilter(), 100, after)
+            page = await self.notes.page(principal, NoteFilter(), 100, after)
             for _, note in page.items:
                 relative = note_path(note)
                 if await asyncio.to_thread(_write_inside, root, relative, note.body.encode("utf-8")):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import strawberry
 
 from vaultgraph.errors import InvalidInput
@@ -9,6 +11,15 @@ from vaultgraph.schema.context import Info
 from vaultgraph.schema.inputs import DeletePayload, DocumentInput, DocumentUpdateInput
 from vaultgraph.schema.types import Document, DocumentConnection, Scope
 from vaultgraph.services.documents import DocumentDraft, DocumentFilter
+
+
+def _object(value: object, field: str) -> dict[str, Any]:
+    """A JSON argument that must be an object."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise InvalidInput(field, "must be a JSON object")
+    return value
 
 
 async def document(info: Info, id: strawberry.ID | None = None, path: str | None = None) -> Document | None:
@@ -34,7 +45,7 @@ async def documents(
     """Documents in path order, a page at a time."""
     ctx = info.context
     filters = DocumentFilter(scope=scope, doc_type=doc_type, team_id=team_id, agent_id=agent_id, category=category)
-    return DocumentConnection.from_page(await ctx.services.documents.list(ctx.principal, filters, first, after))
+    return DocumentConnection.from_page(await ctx.services.documents.page(ctx.principal, filters, first, after))
 
 
 async def create_document(info: Info, input: DocumentInput) -> Document:
@@ -42,7 +53,8 @@ async def create_document(info: Info, input: DocumentInput) -> Document:
     ctx = info.context
     draft = DocumentDraft(
         path=input.path, content=input.content, title=input.title, doc_type=input.doc_type, scope=input.scope,
-        agent_id=input.agent_id, team_id=input.team_id, category=input.category, metadata=dict(input.metadata or {}),
+        agent_id=input.agent_id, team_id=input.team_id, category=input.category,
+        metadata=_object(input.metadata, "metadata"),
     )
     return Document.from_domain(await ctx.services.documents.create(ctx.principal, draft))
 
@@ -52,7 +64,7 @@ async def update_document(info: Info, id: strawberry.ID, input: DocumentUpdateIn
     ctx = info.context
     updated = await ctx.services.documents.update(
         ctx.principal, str(id), title=input.title, doc_type=input.doc_type, category=input.category,
-        metadata=dict(input.metadata) if input.metadata is not None else None,
+        metadata=_object(input.metadata, "metadata") if input.metadata is not None else None,
     )
     return Document.from_domain(updated)
 

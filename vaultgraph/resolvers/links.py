@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, cast
 
 import strawberry
 from strawberry.scalars import JSON
@@ -28,7 +28,7 @@ async def traverse(
     info: Info,
     from_: Annotated[list[strawberry.ID], strawberry.argument(name="from", description="Seed item ids.")],
     hops: int = 2,
-    direction: Direction = Direction.BOTH,  # type: ignore[attr-defined]
+    direction: Direction = Direction.BOTH,
     link_types: list[str] | None = None,
     max_nodes: int = 200,
 ) -> TraversalResult:
@@ -51,7 +51,7 @@ async def graph(info: Info, center: strawberry.ID | None = None, hops: int = 2, 
 async def canvas(info: Info, center: strawberry.ID, hops: int = 1) -> JSON:
     """A JSON Canvas (Obsidian's open format) of the neighbourhood of `center`."""
     ctx = info.context
-    return await ctx.services.links.canvas(ctx.principal, str(center), hops)
+    return cast(JSON, await ctx.services.links.canvas(ctx.principal, str(center), hops))
 
 
 async def create_link(info: Info, input: LinkInput) -> Link:

@@ -42,7 +42,7 @@ async def notes(
     """Notes, most recently updated first, a page at a time."""
     ctx = info.context
     filters = NoteFilter(scope=scope, kind=kind, tag=tag, pinned=pinned, include_archived=include_archived)
-    return NoteConnection.from_page(await ctx.services.notes.list(ctx.principal, filters, first, after))
+    return NoteConnection.from_page(await ctx.services.notes.page(ctx.principal, filters, first, after))
 
 
 async def tags(info: Info) -> list[TagCount]:

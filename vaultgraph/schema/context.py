@@ -11,9 +11,14 @@ from vaultgraph.domain import Principal
 from vaultgraph.schema.loaders import Loaders
 
 if TYPE_CHECKING:
+    from vaultgraph.interop.vault import VaultService
     from vaultgraph.services.documents import DocumentService
+    from vaultgraph.services.enrichment import EnrichmentService
+    from vaultgraph.services.fuzzy_links import FuzzyResolver
     from vaultgraph.services.links import LinkService
     from vaultgraph.services.notes import NoteService
+    from vaultgraph.services.search import SearchService
+    from vaultgraph.services.suggestions import SuggestionService
 
 
 @dataclass
@@ -23,6 +28,11 @@ class Services:
     documents: DocumentService
     notes: NoteService
     links: LinkService
+    vault: VaultService
+    enrichment: EnrichmentService
+    search: SearchService
+    suggestions: SuggestionService
+    fuzzy: FuzzyResolver
 
 
 @dataclass
@@ -32,9 +42,22 @@ class Context:
     request: Any = None
     response: Any = None
     loaders: Loaders = field(init=False)
+    # A WebSocket's connection_init payload (strawberry sets it); the view authenticates it (http/view.py).
+    connection_params: dict[str, Any] | None = None
+    # Non-fatal notices for the response's `extensions.warnings` (see schema/warnings.py).
+    warnings: list[dict[str, str]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.loaders = Loaders(self.services, self.principal)
+
+    def warn(self, code: str, message: str) -> None:
+        """Tell the client something about an answer that is still an answer (e.g. a skipped search channel)."""
+        self.warnings.append({"code": code, "message": message})
+
+    def use_principal(self, principal: Principal) -> None:
+        """Name the caller once a WebSocket has authenticated; loaders are rebuilt so none holds the old one."""
+        self.principal = principal
+        self.loaders = Loaders(self.services, principal)
 
 
 Info = StrawberryInfo[Context, None]

@@ -16,7 +16,7 @@ class DocumentInput:
     content: str
     title: str | None = None
     doc_type: str | None = strawberry.field(default=None, description="Defaults from the file suffix.")
-    scope: Scope = Scope.SHARED  # type: ignore[attr-defined]
+    scope: Scope = Scope.SHARED
     agent_id: str | None = None
     team_id: str | None = None
     category: str | None = None
@@ -40,7 +40,7 @@ class NoteInput:
     kind: str = "note"
     pinned: bool | None = None
     note_date: date | None = None
-    scope: Scope = Scope.SHARED  # type: ignore[attr-defined]
+    scope: Scope = Scope.SHARED
     agent_id: str | None = None
     team_id: str | None = None
     if_body_sha256: str | None = strawberry.field(

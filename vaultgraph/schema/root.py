@@ -2,17 +2,25 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+
 import strawberry
 from graphql import GraphQLError
 from strawberry.extensions import SchemaExtension
+from strawberry.schema.config import StrawberryConfig
 from strawberry.types import ExecutionContext
 
 from vaultgraph.resolvers import documents as document_resolvers
+from vaultgraph.resolvers import enrichment as enrichment_resolvers
 from vaultgraph.resolvers import links as link_resolvers
 from vaultgraph.resolvers import notes as note_resolvers
+from vaultgraph.resolvers import search as search_resolvers
+from vaultgraph.resolvers import suggestions as suggestion_resolvers
+from vaultgraph.resolvers import vault as vault_resolvers
 from vaultgraph.schema.errors import ErrorPolicy
 from vaultgraph.schema.links import Link
 from vaultgraph.schema.types import Document, Note
+from vaultgraph.schema.warnings import Warnings
 
 
 @strawberry.type
@@ -26,6 +34,10 @@ class Query:
     graph = strawberry.field(resolver=link_resolvers.graph)
     canvas = strawberry.field(resolver=link_resolvers.canvas)
     tags = strawberry.field(resolver=note_resolvers.tags)
+    enrichment_progress = strawberry.field(resolver=enrichment_resolvers.enrichment_progress)
+    search = strawberry.field(resolver=search_resolvers.search)
+    search_report = strawberry.field(resolver=search_resolvers.search_report)
+    ghosts = strawberry.field(resolver=suggestion_resolvers.ghosts)
 
 
 @strawberry.type
@@ -39,6 +51,16 @@ class Mutation:
     delete_note = strawberry.field(resolver=note_resolvers.delete_note)
     create_link = strawberry.field(resolver=link_resolvers.create_link)
     delete_link = strawberry.field(resolver=link_resolvers.delete_link)
+    import_vault = strawberry.field(resolver=vault_resolvers.import_vault)
+    export_vault = strawberry.field(resolver=vault_resolvers.export_vault)
+    reenrich = strawberry.field(resolver=enrichment_resolvers.reenrich)
+    accept_suggestion = strawberry.field(resolver=suggestion_resolvers.accept_suggestion)
+
+
+@strawberry.type
+class Subscription:
+    enrichment_events = strawberry.subscription(resolver=enrichment_resolvers.enrichment_events)
+    enrichment_progress = strawberry.subscription(resolver=enrichment_resolvers.enrichment_progress_stream)
 
 
 class VaultgraphSchema(strawberry.Schema):
@@ -46,8 +68,12 @@ class VaultgraphSchema(strawberry.Schema):
         """ErrorPolicy already logged what was unexpected; expected errors are answers, not log noise."""
 
 
-def build_schema(extra_extensions: list[type[SchemaExtension]] | None = None) -> strawberry.Schema:
+def build_schema(
+    extra_extensions: Sequence[type[SchemaExtension] | Callable[[], SchemaExtension]] | None = None,
+    config: StrawberryConfig | None = None,
+) -> strawberry.Schema:
+    """The schema; `create_app` adds the API limits (schema/limits.py) and the batching config from Settings."""
     return VaultgraphSchema(
-        query=Query, mutation=Mutation, types=[Document, Note, Link],
-        extensions=[ErrorPolicy, *(extra_extensions or [])],
+        query=Query, mutation=Mutation, subscription=Subscription, types=[Document, Note, Link],
+        extensions=[ErrorPolicy, Warnings, *(extra_extensions or [])], config=config,
     )

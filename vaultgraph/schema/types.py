@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import date, datetime
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, TypeAlias, cast
 
 import strawberry
 from strawberry.scalars import JSON
@@ -14,13 +14,20 @@ from vaultgraph.schema.loaders import CountKey, PageKey
 
 if TYPE_CHECKING:
     from vaultgraph.schema.links import LinkConnection
+    from vaultgraph.schema.search_types import LinkSuggestion
 
-Scope = strawberry.enum(domain.Scope, description="Who can see an item: one agent, one team, or the tenant.")
-EnrichmentStage = strawberry.enum(domain.EnrichmentStage, description="Where a document is in enrichment.")
-LinkOrigin = strawberry.enum(domain.LinkOrigin, description="Who made a link: a user, an agent, a [[wikilink]]…")
-Direction = strawberry.enum(domain.Direction, description="Which way to follow links.")
+# The domain's enums are the schema's: registering them with strawberry returns the same classes.
+strawberry.enum(domain.Scope, description="Who can see an item: one agent, one team, or the tenant.")
+strawberry.enum(domain.EnrichmentStage, description="Where a document is in enrichment.")
+strawberry.enum(domain.LinkOrigin, description="Who made a link: a user, an agent, a [[wikilink]]…")
+strawberry.enum(domain.Direction, description="Which way to follow links.")
+Scope: TypeAlias = domain.Scope
+EnrichmentStage: TypeAlias = domain.EnrichmentStage
+LinkOrigin: TypeAlias = domain.LinkOrigin
+Direction: TypeAlias = domain.Direction
 
 LinkConnectionType = Annotated["LinkConnection", strawberry.lazy("vaultgraph.schema.links")]
+LinkSuggestionType = Annotated["LinkSuggestion", strawberry.lazy("vaultgraph.schema.search_types")]
 
 
 @strawberry.interface(description="An object with a globally unique id, fetchable through `node(id:)`.")
@@ -90,7 +97,7 @@ class Document(Item):
             id=strawberry.ID(doc.id), title=doc.title, scope=doc.owner.scope, path=doc.path,
             doc_type=doc.doc_type, summary=doc.summary, category=doc.category, content_hash=doc.content_hash,
             size_bytes=doc.size_bytes, agent_id=doc.owner.agent_id, team_id=doc.owner.team_id,
-            metadata=doc.metadata, enrichment=EnrichmentState.from_domain(doc.enrichment),
+            metadata=cast(JSON, doc.metadata), enrichment=EnrichmentState.from_domain(doc.enrichment),
             created_at=doc.created_at, updated_at=doc.updated_at, _domain=doc,
         )
 
@@ -111,12 +118,18 @@ class Note(Item):
     created_at: datetime
     updated_at: datetime
 
+    @strawberry.field(description="Similar notes not linked yet, with similarity and passage; computed, never stored.")
+    async def suggestions(self, info: Info, limit: int = 10) -> list[LinkSuggestionType]:
+        from vaultgraph.resolvers.suggestions import note_suggestions
+
+        return await note_suggestions(info, str(self.id), limit)
+
     @classmethod
     def from_domain(cls, note: domain.Note) -> Note:
         return cls(
             id=strawberry.ID(note.id), title=note.title, scope=note.owner.scope, agent_id=note.owner.agent_id,
             team_id=note.owner.team_id, slug=note.slug, body=note.body, body_sha256=note.body_sha256,
-            kind=note.kind, tags=list(note.tags), frontmatter=note.frontmatter, note_date=note.note_date,
+            kind=note.kind, tags=list(note.tags), frontmatter=cast(JSON, note.frontmatter), note_date=note.note_date,
             pinned=note.pinned, archived_at=note.archived_at, created_by_agent_id=note.created_by_agent_id,
             indexed=note.indexed, created_at=note.created_at, updated_at=note.updated_at,
         )

@@ -143,7 +143,7 @@ class DocumentService:
             raise NotFound(f"no document at path {path!r}", path=path)
         return document
 
-    async def list(
+    async def page(
         self, principal: Principal, filters: DocumentFilter, first: int | None, after: str | None
     ) -> Page[Document]:
         limit = page_size(first, self.max_page_size)

@@ -108,8 +108,7 @@ class LinkService:
         if existing:
             raise Conflict(f"{source.id} already has a {kind} link to {ref!r} ({existing})", id=existing)
         if target is None:
-            row = {"ref": ref, "target": draft.ref or ref}
-            resolved = await self.graph.read(resolve_refs, source, [row])
+            resolved = await self.graph.read(resolve_refs, source, [{"ref": ref, "target": draft.ref or ref}])
             if ref in resolved:
                 target = await self.find_item(principal, resolved[ref])
         props: dict[str, Any] = {
@@ -117,7 +116,7 @@ class LinkService:
             "heading": draft.heading, "context": draft.context, "confidence": draft.confidence,
             "origin": "agent" if principal.agent_id else "user", "createdByAgentId": principal.agent_id,
         }
-        row = {"type": kind, "ref": ref, "targetId": target.id if target else None, "props": props}
+        row: dict[str, Any] = {"type": kind, "ref": ref, "targetId": target.id if target else None, "props": props}
         statement = cypher.CREATE_RESOLVED if target else cypher.CREATE_GHOSTED
         await self.graph.write(cypher.run_counted, cypher.WriteCount(), statement, tenant=principal.tenant_id,
                                id=source.id, rows=[row])

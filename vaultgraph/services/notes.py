@@ -171,7 +171,7 @@ class NoteService:
             raise NotFound(f"no note with slug {slug!r}", slug=slug)
         return note
 
-    async def list(self, principal: Principal, filters: NoteFilter, first: int | None, after: str | None) -> Page[Note]:
+    async def page(self, principal: Principal, filters: NoteFilter, first: int | None, after: str | None) -> Page[Note]:
         limit = page_size(first, self.max_page_size)
         after_ts, after_id = decode_cursor(after, 2) if after else (None, None)
         params: dict[str, Any] = {

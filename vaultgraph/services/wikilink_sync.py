@@ -145,7 +145,8 @@ async def sync_wikilinks(
         new = [row for ref, row in desired.items() if ref not in existing]
         if new:
             targets = await resolve_refs(tx, item, new)
-            resolved, ghosted = [], []
+            resolved: list[dict[str, Any]] = []
+            ghosted: list[dict[str, Any]] = []
             for row in new:
                 props = {**row, "id": f"lnk_{uuid.uuid4().hex}", "origin": "wikilink"}
                 entry = {"type": "WIKILINK", "ref": row["ref"], "targetId": targets.get(row["ref"]), "props": props}

@@ -1,0 +1,125 @@
+"""Search, suggestions and ghost review over real HTTP, as a client sees them (offline model, real Neo4j)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+import pytest
+
+from tests.support.openai_server import OpenAICompatibleServer, run_openai_server
+from tests.support.server import RunningServer, run_server
+from vaultgraph.config import Settings
+
+pytestmark = [pytest.mark.api, pytest.mark.graph]
+
+SAVE = """mutation($input: NoteInput!) { saveNote(input: $input) { indexed note { id } } }"""
+SEARCH = """
+query($q: String!, $mode: SearchMode, $fusion: Fusion, $limit: Int, $minScore: Float) {
+  search(query: $q, mode: $mode, fusion: $fusion, limit: $limit, minScore: $minScore) {
+    item { id title } score keywordScore vectorScore keywordRank vectorRank fusion snippet matchedTerms
+    keyword { score raw rank } vector { score raw rank }
+    via { linkId type from { id } to { id } }
+  }
+}
+"""
+REPORT = """
+query($q: String!) { searchReport(query: $q) {
+  mode fusion terms keyword { ran hits skipped fallback } vector { ran hits skipped fallback } hits { item { id } }
+} }
+"""
+
+
+async def _save(server: RunningServer, title: str, body: str) -> str:
+    data = await server.data(SAVE, {"input": {"title": title, "body": body}})
+    assert data["saveNote"]["indexed"] is True
+    return str(data["saveNote"]["note"]["id"])
+
+
+async def test_hybrid_search_explains_each_hit(server: RunningServer) -> None:
+    both = await _save(server, "Tuning the vector index", "Tune the vector index for recall.")
+    await _save(server, "Cat care", "Feed the cat twice a day.")
+    hits = (await server.data(SEARCH, {"q": "vector index tuning"}))["search"]
+    top = hits[0]
+    assert top["item"] == {"id": both, "title": "Tuning the vector index"}
+    assert top["fusion"] == "WEIGHTED" and top["keywordRank"] == 1 and top["vectorRank"] == 1
+    assert top["keywordScore"] == 1.0 and 0 < top["vectorScore"] <= 1
+    assert top["score"] == pytest.approx(0.4 * top["keywordScore"] + 0.6 * top["vectorScore"])
+    assert top["keyword"]["raw"] > 0 and top["vector"]["raw"] == pytest.approx(top["vectorScore"])
+    assert "**vector** **index**" in top["snippet"] and set(top["matchedTerms"]) >= {"vector", "index"}
+    assert top["via"] == []
+    rrf = (await server.data(SEARCH, {"q": "vector index tuning", "fusion": "RRF"}))["search"]
+    assert rrf[0]["fusion"] == "RRF" and rrf[0]["score"] == pytest.approx(1.0)
+
+
+async def test_graph_mode_shows_the_path(server: RunningServer) -> None:
+    target = await _save(server, "Battery storage", "Lithium cell chemistry.")
+    hit = await _save(server, "Solar inverter sizing", "Size the inverter; see [[Battery storage]].")
+    hits = (await server.data(SEARCH, {"q": "inverter sizing", "mode": "GRAPH", "limit": 1}))["search"]
+    assert [h["item"]["id"] for h in hits] == [hit, target]
+    [via] = hits[1]["via"]
+    assert (via["from"]["id"], via["type"], via["to"]["id"]) == (hit, "WIKILINK", target)
+
+
+async def test_search_report_and_bad_input(server: RunningServer) -> None:
+    await _save(server, "Garden", "Tomatoes in May.")
+    report = (await server.data(REPORT, {"q": "Tomatoes?"}))["searchReport"]
+    assert report["mode"] == "HYBRID" and report["terms"] == ["tomatoes"]
+    assert report["keyword"] == {"ran": True, "hits": 1, "skipped": None, "fallback": False}
+    assert report["vector"]["ran"] is True and report["vector"]["skipped"] is None
+    for variables in ({"q": "  "}, {"q": "x" * 2001}, {"q": "ok", "limit": 101}, {"q": "ok", "minScore": 2.0}):
+        body = await server.graphql(SEARCH, variables)
+        assert body["errors"][0]["extensions"]["code"] == "INVALID_INPUT", variables
+
+
+async def test_suggestions_and_accepting_one(server: RunningServer) -> None:
+    note = await _save(server, "Solar panels on the roof", "We mount solar panels on the south roof.")
+    similar = await _save(server, "Photovoltaic installation", "Installing photovoltaic modules on a rooftop.")
+    query = """query($id: ID!) { note(id: $id) { suggestions(limit: 5) { target { id } similarity passage } } }"""
+    [first, *_] = (await server.data(query, {"id": note}))["note"]["suggestions"]
+    assert first["target"]["id"] == similar and 0.3 <= first["similarity"] <= 1 and first["passage"]
+    accept = """mutation($n: ID!, $t: ID!) { acceptSuggestion(noteId: $n, targetId: $t) {
+      type origin confidence from { id } to { id } } }"""
+    link = (await server.data(accept, {"n": note, "t": similar}))["acceptSuggestion"]
+    assert link == {"type": "RELATED", "origin": "USER", "confidence": None, "from": {"id": note},
+                    "to": {"id": similar}}
+    again = await server.graphql(accept, {"n": note, "t": similar})
+    assert again["errors"][0]["extensions"]["code"] == "CONFLICT"
+
+
+async def test_ghosts_list_unresolved_refs_with_candidates(server: RunningServer) -> None:
+    overview = await _save(server, "Octipus architecture overview", "How the octipus architecture fits together.")
+    source = await _save(server, "Plan", "Read [[Octipus Architecture]] first.")
+    query = """{ ghosts { ref text links sources { id } candidates { item { id } score } } }"""
+    [ghost] = (await server.data(query))["ghosts"]
+    assert (ghost["ref"], ghost["text"], ghost["links"]) == ("octipus-architecture", "Octipus Architecture", 1)
+    assert ghost["sources"] == [{"id": source}] and ghost["candidates"][0]["item"]["id"] == overview
+
+
+@pytest.fixture
+def openai() -> Iterator[OpenAICompatibleServer]:
+    with run_openai_server(embedding_dimensions=384) as running:
+        yield running
+
+
+@pytest.fixture
+async def remote_server(settings: Settings, tenant: str, openai: OpenAICompatibleServer
+                        ) -> AsyncIterator[RunningServer]:
+    update: dict[str, Any] = {"dev_tenant": tenant, "port": 0, "openai_base_url": openai.base_url,
+                              "openai_api_key": "sk-test", "embedding_model": "test-embed", "model_max_retries": 0,
+                              "search_query_cache": 0}
+    async with run_server(settings.model_copy(update=update)) as running:
+        yield running
+
+
+async def test_a_down_embedding_endpoint_answers_with_keywords_and_a_warning(
+    remote_server: RunningServer, openai: OpenAICompatibleServer
+) -> None:
+    note = await _save(remote_server, "Billing incident", "Error XQ7731 in the billing job.")
+    openai.fail(times=20, status=503, route="embeddings")
+    body = await remote_server.graphql(SEARCH, {"q": "billing XQ7731"})
+    assert [h["item"]["id"] for h in body["data"]["search"]] == [note]
+    [warning] = body["extensions"]["warnings"]
+    assert warning["code"] == "UNAVAILABLE" and "vector search was skipped" in warning["message"]
+    vector_only = await remote_server.graphql(SEARCH, {"q": "billing", "mode": "VECTOR"})
+    assert vector_only["errors"][0]["extensions"]["code"] == "UNAVAILABLE"

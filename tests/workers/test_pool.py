@@ -1,0 +1,164 @@
+"""The worker pool: atomic claims, resuming after a crash, tenant fairness, and surviving bad jobs."""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+from typing import Any
+
+import pytest
+
+from tests.support.openai_server import OpenAICompatibleServer
+from tests.workers.conftest import PIPELINE_STAGES, Harness, is_summary_call, summary_titles
+from vaultgraph.domain import Document, EnrichmentStage, Principal
+from vaultgraph.graph import enrichment as cypher
+from vaultgraph.graph.session import Graph
+from vaultgraph.models import LocalModelClient, ModelConfig, OpenAIModelClient
+from vaultgraph.workers.pipeline import ChunkIndexReport
+
+pytestmark = [pytest.mark.graph, pytest.mark.workers]
+
+
+async def test_only_one_of_many_racing_claims_wins_each_document(harness: Harness, graph: Graph) -> None:
+    docs = await harness.create(20)
+    ids = [d.id for d in docs]
+    tenant = harness.principal.tenant_id
+    workers = [f"worker-{n}" for n in range(8)]
+    results = await asyncio.gather(*(graph.write(cypher.claim, tenant, ids, worker, 30.0) for worker in workers))
+    winners = Counter(claimed.document.id for batch in results for claimed in batch)
+    assert winners == Counter(ids)  # every document claimed exactly once
+    again = await graph.write(cypher.claim, tenant, ids, "late-worker", 30.0)
+    assert again == []  # leases are live
+
+
+async def test_an_expired_lease_can_be_claimed_again(harness: Harness, graph: Graph) -> None:
+    [doc] = await harness.create(1)
+    tenant = harness.principal.tenant_id
+    assert len(await graph.write(cypher.claim, tenant, [doc.id], "dies", 0.2)) == 1
+    await asyncio.sleep(0.3)
+    [claimed] = await graph.write(cypher.claim, tenant, [doc.id], "resumes", 30.0)
+    assert claimed.document.id == doc.id
+    assert await graph.write(cypher.renew_leases, tenant, [doc.id], "dies", 30.0) == set()
+
+
+async def test_a_restart_resumes_unfinished_work_and_summarizes_each_document_once(
+    harness: Harness, remote_models: OpenAIModelClient, model_server: OpenAICompatibleServer, graph: Graph
+) -> None:
+    model_server.delay(0.3, times=1000, route="chat")
+    docs = await harness.create(40)
+    ids = [d.id for d in docs]
+    first = await harness.started(remote_models, max_concurrent_batches=2, lease_seconds=1.5, sweep_seconds=0.3)
+    await harness.recorder.wait_for(lambda: sum(harness.recorder.stages(i)[-1:] == ["DONE"] for i in ids) >= 15)
+    await first.stop(release_leases=False)  # a crash: the leases stay until they run out
+    done_before = {i for i in ids if harness.recorder.stages(i)[-1:] == ["DONE"]}
+    in_flight = {i for i in ids if "PREPARE" in harness.recorder.stages(i) and i not in done_before}
+    assert 15 <= len(done_before) < 40 and in_flight
+
+    await harness.started(remote_models, max_concurrent_batches=2, lease_seconds=1.5, sweep_seconds=0.3)
+    await harness.recorder.wait_final(ids, within=90)
+    assert all(harness.recorder.stages(i)[-1] == "DONE" for i in ids)
+    assert all(harness.recorder.stages(i).count("DONE") == 1 for i in ids)
+    tenant = harness.principal.tenant_id
+    assert (await graph.read(cypher.stage_counts, tenant, None)) == {"DONE": 40}
+    asked = Counter(t for r in model_server.requests("chat") if is_summary_call(r.body) for t in summary_titles(r.body))
+    by_title = {d.id: d.title for d in docs}
+    assert all(asked[by_title[i]] == 1 for i in done_before)
+    assert all(asked[by_title[i]] == 1 for i in set(ids) - done_before - in_flight)
+    assert all(asked[by_title[i]] <= 2 for i in in_flight)  # only what was in flight at the crash runs again
+
+
+async def test_a_big_queue_of_one_tenant_does_not_delay_another_tenant_beyond_one_batch(
+    harness: Harness, remote_models: OpenAIModelClient, model_server: OpenAICompatibleServer, tenant: str
+) -> None:
+    model_server.delay(0.1, times=1000, route="chat")
+    other = Principal(tenant_id=f"{tenant}b", sees_all_scopes=True)
+    flood = await harness.create(50)
+    await harness.started(remote_models, tenants={tenant, other.tenant_id}, max_concurrent_batches=1)
+    await harness.recorder.wait_for(lambda: any("PREPARE" in harness.recorder.stages(d.id) for d in flood))
+    [single] = await harness.create(1, principal=other)
+    await harness.recorder.wait_final([single.id])
+    prepared_first = {e.document_id for e in harness.recorder.stage_events()
+                      if e.stage is EnrichmentStage.PREPARE and e.tenant_id == tenant
+                      and e.at <= _first(harness, single, EnrichmentStage.PREPARE).at}
+    assert len(prepared_first) <= 10  # the batch running when it arrived, and at most one more
+    assert sum(harness.recorder.stages(d.id)[-1:] == ["DONE"] for d in flood) < 50
+
+
+def _first(harness: Harness, doc: Document, stage: EnrichmentStage) -> Any:
+    return next(e for e in harness.recorder.stage_events(doc.id) if e.stage is stage)
+
+
+class ExplodingIndexer:
+    """A chunk indexer with a bug that only one document triggers."""
+
+    def __init__(self, bad_path: str) -> None:
+        self.bad_path = bad_path
+
+    async def index_document(self, document: Document, content: str) -> ChunkIndexReport:
+        if document.path == self.bad_path:
+            raise RuntimeError("boom")
+        return _Report()
+
+
+class _Report:
+    indexed = True
+    error = None
+
+
+async def test_a_worker_survives_a_job_that_raises_and_goes_on_with_the_next(
+    harness: Harness, offline_models: LocalModelClient
+) -> None:
+    docs = await harness.create(6)
+    await harness.started(offline_models, batch_size=2, max_concurrent_batches=1,
+                          chunk_indexer=ExplodingIndexer(docs[0].path))
+    await harness.recorder.wait_final([d.id for d in docs])
+    failed = harness.recorder.last(docs[0].id)
+    assert failed is not None and failed.stage is EnrichmentStage.FAILED
+    assert failed.error is not None and "RuntimeError: boom" in failed.error
+    assert all(harness.recorder.stages(d.id)[-1] == "DONE" for d in docs if d is not docs[0])
+
+
+async def test_reenrich_during_a_run_revokes_the_claim_and_the_document_runs_again(
+    harness: Harness, remote_models: OpenAIModelClient, model_server: OpenAICompatibleServer
+) -> None:
+    model_server.delay(1.0, times=1, route="chat")
+    [doc] = await harness.create(1)
+    await harness.started(remote_models)
+    await harness.recorder.wait_for(lambda: "SUMMARIZE" in harness.recorder.stages(doc.id))
+    await harness.enrichment.reenrich(harness.principal, [doc.id])
+    await harness.recorder.wait_for(lambda: harness.recorder.stages(doc.id)[-1:] == ["DONE"], within=30)
+    stages = harness.recorder.stages(doc.id)
+    assert stages == ["QUEUED", "PREPARE", "SUMMARIZE", "QUEUED", *PIPELINE_STAGES]  # the first run wrote nothing more
+    assert stages.count("DONE") == 1
+
+
+async def test_a_new_embedding_model_re_embeds_finished_documents_in_the_background(
+    harness: Harness, remote_models: OpenAIModelClient, model_server: OpenAICompatibleServer, graph: Graph
+) -> None:
+    docs = await harness.create(3)
+    first = await harness.started(remote_models)
+    await harness.recorder.wait_final([d.id for d in docs])
+    await first.stop()
+    events = len(harness.recorder.events)
+    newer = OpenAIModelClient(ModelConfig(
+        base_url=model_server.base_url, api_key="sk-test", chat_model="test-chat", embedding_model="test-embed-v2",
+        embedding_dimensions=384, timeout_seconds=5.0, max_retries=0))
+    try:
+        pool = harness.pool(newer, sweep_seconds=3600)  # not started: run the background step by hand
+        assert await pool.reembed_stale() == 3
+        assert await pool.reembed_stale() == 0
+    finally:
+        await newer.aclose()
+    tenant = harness.principal.tenant_id
+    for doc in docs:
+        state = await graph.read(cypher.document_states, tenant, [doc.id], None, 1)
+        assert state[0].stage is EnrichmentStage.DONE
+    hashes = await graph.read(_embedded_hashes, tenant)
+    assert all(h.startswith("test-embed-v2/384/") for h in hashes) and len(hashes) == 3
+    assert len(harness.recorder.events) == events  # no stage changes: the documents stayed DONE throughout
+    assert model_server.requests("embeddings")[-1].body["model"] == "test-embed-v2"
+
+
+async def _embedded_hashes(tx: Any, tenant: str) -> list[str]:
+    result = await tx.run("MATCH (d:Document {tenantId: $t}) RETURN d.embeddedHash AS h", t=tenant)
+    return [record["h"] async for record in result]

@@ -1,0 +1,202 @@
+"""The event bus: named, frozen events and an in-process bus that fans each one out to its subscribers.
+
+Publishing never waits on a subscriber. Every subscriber has its own bounded queue; when it falls behind, its
+overflow policy decides: drop the oldest queued event (fine for progress, where only the latest matters) or
+disconnect it with a reason (for streams where a gap would mislead). Either way the reason is logged once.
+
+`EventBus` is the interface the rest of vaultgraph codes against, so a Redis-backed bus can replace
+`InProcessBus` when several processes share one Neo4j (events then cross processes).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import enum
+from collections import deque
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from datetime import datetime
+from types import TracebackType
+from typing import ClassVar, Protocol
+
+import structlog
+
+from vaultgraph.domain import EnrichmentStage
+from vaultgraph.errors import LimitExceeded
+
+log = structlog.get_logger(__name__)
+
+DEFAULT_QUEUE_SIZE = 1000
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentQueued:
+    """A document needs enrichment (created, changed on disk, or re-enrichment asked for)."""
+
+    name: ClassVar[str] = "document.queued"
+    tenant_id: str
+    document_id: str
+    owner_key: str
+    agent_id: str | None
+    at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentStageChanged:
+    """A document entered an enrichment stage; `error` says why on FAILED and SKIPPED, `detail` adds a note
+    (e.g. why link classification was skipped)."""
+
+    name: ClassVar[str] = "document.stage_changed"
+    tenant_id: str
+    document_id: str
+    owner_key: str
+    stage: EnrichmentStage
+    attempt: int
+    error: str | None
+    at: datetime
+    detail: str | None = None
+
+
+Event = DocumentQueued | DocumentStageChanged
+EventFilter = Callable[[Event], bool]
+
+
+class Overflow(enum.Enum):
+    DROP_OLDEST = "drop_oldest"
+    DISCONNECT = "disconnect"
+
+
+class SubscriberTooSlow(LimitExceeded):
+    """The subscriber's queue overflowed and its policy is to disconnect rather than skip events."""
+
+
+class Subscription:
+    """One subscriber's bounded queue, read as an async iterator. The bus registers it when created, so nothing
+    published after `subscribe()` returns is missed; `close()` (or leaving `async with`) unregisters it. Any bus
+    implementation can feed it through `offer()`."""
+
+    def __init__(self, accept: EventFilter | None, capacity: int, overflow: Overflow, label: str,
+                 on_close: Callable[[Subscription], None]) -> None:
+        if capacity < 1:
+            raise ValueError("capacity must be at least 1")
+        self._on_close = on_close
+        self._accept = accept
+        self._queue: deque[Event] = deque()
+        self._capacity = capacity
+        self._overflow = overflow
+        self._ready = asyncio.Event()
+        self._closed = False
+        self._failure: SubscriberTooSlow | None = None
+        self.label = label
+        self.dropped = 0
+
+    def offer(self, event: Event) -> None:
+        """Called by the bus for every event: never blocks, never raises."""
+        if self._closed or (self._accept is not None and not self._accept(event)):
+            return
+        if len(self._queue) >= self._capacity:
+            if self._overflow is Overflow.DISCONNECT:
+                self._failure = SubscriberTooSlow(
+                    f"this subscription fell {self._capacity} events behind and was closed; resubscribe (the "
+                    "first message after resubscribing is the current state)", limit=self._capacity)
+                log.warning("event subscriber disconnected", subscriber=self.label, capacity=self._capacity)
+                self._close_queue()
+                return
+            self._queue.popleft()
+            self.dropped += 1
+            if self.dropped == 1:
+                log.warning("event subscriber too slow, dropping its oldest events", subscriber=self.label,
+                            capacity=self._capacity)
+        self._queue.append(event)
+        self._ready.set()
+
+    def pending(self) -> int:
+        return len(self._queue)
+
+    def drain(self) -> list[Event]:
+        """Everything queued right now, without waiting."""
+        events = list(self._queue)
+        self._queue.clear()
+        if not self._closed:
+            self._ready.clear()
+        return events
+
+    async def next(self) -> Event | None:
+        """The next event; None once the subscription is closed. Raises SubscriberTooSlow after a disconnect."""
+        while not self._queue:
+            if self._failure is not None:
+                raise self._failure
+            if self._closed:
+                return None
+            self._ready.clear()
+            await self._ready.wait()
+        return self._queue.popleft()
+
+    def __aiter__(self) -> AsyncIterator[Event]:
+        return self
+
+    async def __anext__(self) -> Event:
+        event = await self.next()
+        if event is None:
+            raise StopAsyncIteration
+        return event
+
+    def _close_queue(self) -> None:
+        self._closed = True
+        self._on_close(self)
+        self._ready.set()
+
+    async def close(self) -> None:
+        self._close_queue()
+        self._queue.clear()
+
+    async def __aenter__(self) -> Subscription:
+        return self
+
+    async def __aexit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                        tb: TracebackType | None) -> None:
+        await self.close()
+
+
+class EventBus(Protocol):
+    """What publishers and subscribers need; the in-process bus and a future Redis bus both provide it."""
+
+    async def publish(self, event: Event) -> None: ...
+
+    def subscribe(self, accept: EventFilter | None = None, *, capacity: int | None = None,
+                  overflow: Overflow = Overflow.DROP_OLDEST, label: str = "subscriber") -> Subscription: ...
+
+    async def aclose(self) -> None: ...
+
+
+class InProcessBus:
+    """Fan-out inside one event loop. Ordered per subscriber; publishers never block."""
+
+    def __init__(self, default_capacity: int = DEFAULT_QUEUE_SIZE) -> None:
+        self.default_capacity = default_capacity
+        self._subscribers: list[Subscription] = []
+
+    async def publish(self, event: Event) -> None:
+        self.publish_nowait(event)
+
+    def publish_nowait(self, event: Event) -> None:
+        for subscription in list(self._subscribers):
+            subscription.offer(event)
+
+    def subscribe(self, accept: EventFilter | None = None, *, capacity: int | None = None,
+                  overflow: Overflow = Overflow.DROP_OLDEST, label: str = "subscriber") -> Subscription:
+        subscription = Subscription(accept, capacity or self.default_capacity, overflow, label, self._remove)
+        self._subscribers.append(subscription)
+        return subscription
+
+    @property
+    def subscriber_count(self) -> int:
+        return len(self._subscribers)
+
+    def _remove(self, subscription: Subscription) -> None:
+        if subscription in self._subscribers:
+            self._subscribers.remove(subscription)
+
+    async def aclose(self) -> None:
+        for subscription in list(self._subscribers):
+            await subscription.close()

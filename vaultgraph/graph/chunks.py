@@ -1,0 +1,133 @@
+"""Cypher for the search index of an item: its `:Chunk` nodes and the item's own embedding.
+
+A chunk is `(:Chunk:Embedded{dim} {tenantId, id, itemId, scope, ownerKey, ordinal, heading, text, contentHash,
+embedding, embeddingModel})`. Chunks carry the item's tenant and scope so the vector index filters on them inside
+the index, and its owner key so search can drop what the caller may not see. Labels from data go through Cypher
+25's dynamic labels, and are only ever `embedded_label(dim)` (an int).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from neo4j import AsyncManagedTransaction
+
+EMBEDDED_LABEL_PREFIX = "Embedded"
+
+INDEX_STATE = """
+MATCH (n:Item {tenantId: $tenant, id: $id})
+OPTIONAL MATCH (c:Chunk {tenantId: $tenant, itemId: $id})
+WITH n, c ORDER BY c.ordinal
+RETURN n.embeddingHash AS itemHash,
+       collect(CASE WHEN c IS NULL THEN null
+                    ELSE {hash: c.contentHash, embedding: c.embedding, ownerKey: c.ownerKey} END) AS chunks
+"""
+
+DELETE_STALE_CHUNKS = """
+MATCH (c:Chunk {tenantId: $tenant, itemId: $id})
+WHERE c.ordinal >= $count OR c.ordinal IS NULL
+DETACH DELETE c
+"""
+
+# Chunk ids are `<itemId>#<ordinal>`: a stable key to MERGE on, so a retried transaction writes the same nodes.
+UPSERT_CHUNKS = """
+CYPHER 25
+MATCH (n:Item {tenantId: $tenant, id: $id})
+UNWIND $rows AS row
+MERGE (c:Chunk {tenantId: $tenant, id: row.id})
+SET c.itemId = n.id, c.scope = n.scope, c.ownerKey = n.ownerKey, c.ordinal = row.ordinal, c.heading = row.heading,
+    c.text = row.text, c.contentHash = row.hash, c.embedding = row.embedding, c.embeddingModel = $model
+WITH c, row, [label IN labels(c) WHERE label STARTS WITH 'Embedded' AND label <> $label] AS stale
+REMOVE c:$(stale)
+WITH c, row
+CALL (c, row) {
+  WITH c, row WHERE row.embedding IS NOT NULL
+  SET c:$($label)
+}
+CALL (c, row) {
+  WITH c, row WHERE row.embedding IS NULL
+  REMOVE c:$($label)
+}
+"""
+
+SET_ITEM_EMBEDDING = """
+CYPHER 25
+MATCH (n:Item {tenantId: $tenant, id: $id})
+WITH n, [label IN labels(n) WHERE label STARTS WITH 'Embedded' AND label <> $label] AS stale
+REMOVE n:$(stale)
+SET n:$($label), n.embedding = $embedding, n.embeddingModel = $model, n.embeddingHash = $hash
+"""
+
+CLEAR_ITEM_EMBEDDING = """
+CYPHER 25
+MATCH (n:Item {tenantId: $tenant, id: $id})
+WITH n, [label IN labels(n) WHERE label STARTS WITH 'Embedded'] AS stale
+REMOVE n:$(stale)
+SET n.embedding = null, n.embeddingHash = null
+"""
+
+ITEM_EMBEDDING = """
+MATCH (n:Item {tenantId: $tenant, id: $id})
+RETURN n.embedding AS embedding, n.embeddingModel AS model
+"""
+
+CHUNK_COUNT = "MATCH (c:Chunk {tenantId: $tenant, itemId: $id}) RETURN count(c) AS count"
+
+
+@dataclass(frozen=True, slots=True)
+class StoredChunk:
+    hash: str | None
+    embedding: list[float] | None
+    owner_key: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class IndexState:
+    """What the index holds for an item now: the hash of its embedded text, and its chunks in order."""
+
+    item_hash: str | None
+    chunks: list[StoredChunk]
+
+
+def chunk_id(item_id: str, ordinal: int) -> str:
+    return f"{item_id}#{ordinal}"
+
+
+async def index_state(tx: AsyncManagedTransaction, tenant: str, id: str) -> IndexState | None:
+    record = await (await tx.run(INDEX_STATE, tenant=tenant, id=id)).single()
+    if record is None:
+        return None
+    chunks = [StoredChunk(c["hash"], c["embedding"], c["ownerKey"]) for c in record["chunks"] if c is not None]
+    return IndexState(record["itemHash"], chunks)
+
+
+async def replace_chunks(
+    tx: AsyncManagedTransaction, tenant: str, id: str, rows: list[dict[str, Any]], label: str, model: str
+) -> None:
+    """Make the item's chunks exactly `rows` (ordinal, heading, text, hash, embedding or None)."""
+    await (await tx.run(DELETE_STALE_CHUNKS, tenant=tenant, id=id, count=len(rows))).consume()
+    if rows:
+        rows = [{**row, "id": chunk_id(id, row["ordinal"])} for row in rows]
+        await (await tx.run(UPSERT_CHUNKS, tenant=tenant, id=id, rows=rows, label=label, model=model)).consume()
+
+
+async def set_item_embedding(
+    tx: AsyncManagedTransaction, tenant: str, id: str, embedding: list[float], label: str, model: str, hash: str
+) -> None:
+    await (await tx.run(SET_ITEM_EMBEDDING, tenant=tenant, id=id, embedding=embedding, label=label, model=model,
+                        hash=hash)).consume()
+
+
+async def clear_item_embedding(tx: AsyncManagedTransaction, tenant: str, id: str) -> None:
+    await (await tx.run(CLEAR_ITEM_EMBEDDING, tenant=tenant, id=id)).consume()
+
+
+async def item_embedding(tx: AsyncManagedTransaction, tenant: str, id: str) -> list[float] | None:
+    record = await (await tx.run(ITEM_EMBEDDING, tenant=tenant, id=id)).single()
+    return list(record["embedding"]) if record and record["embedding"] is not None else None
+
+
+async def chunk_count(tx: AsyncManagedTransaction, tenant: str, id: str) -> int:
+    record = await (await tx.run(CHUNK_COUNT, tenant=tenant, id=id)).single(strict=True)
+    return int(record["count"])

@@ -1,0 +1,130 @@
+"""Cypher for search: the full-text channel, the vector channel, the substring fallback, and link suggestions.
+
+Every channel returns raw rows `(itemId, score, chunkText, visible)`: a chunk hit names its item, and `visible`
+says whether the item passes the caller's filters (owner keys, scope, types, tags, not archived or deleted).
+Rows stay in the answer even when not visible, so the service can tell "the index ran dry" from "the filters
+ate the page" and fetch deeper only in the second case.
+
+Tenancy: the vector index carries `tenantId` and `scope`, so `SEARCH … WHERE` filters inside the index and
+returns k of the tenant's own nodes. The full-text index holds `tenantId` as a field (migration 2), so the Lucene
+query itself is restricted to the tenant; `node.tenantId = $tenant` is checked again here all the same.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from neo4j import AsyncManagedTransaction
+
+from vaultgraph.graph.migrations import FULLTEXT_INDEX, embedded_label, vector_index_name
+
+# Fields of the full-text index a user's words are matched in (tenantId is not one of them).
+FULLTEXT_FIELDS = ("title", "path", "summary", "body", "text")
+
+# The item a node stands for (a chunk stands for its item), and whether the caller may see it with these filters.
+_VISIBLE = """
+WITH node, score, CASE WHEN node:Chunk THEN node.itemId ELSE node.id END AS itemId
+OPTIONAL MATCH (item:Item {tenantId: $tenant, id: itemId})
+WITH node, score, itemId, item,
+     node.tenantId = $tenant AND item IS NOT NULL AND item.deletedAt IS NULL AND item.archivedAt IS NULL
+     AND ($ownerKeys IS NULL OR item.ownerKey IN $ownerKeys)
+     AND ($scope IS NULL OR item.scope = $scope)
+     AND (($labels IS NULL AND $kinds IS NULL)
+          OR any(label IN labels(item) WHERE label IN coalesce($labels, []))
+          OR coalesce(item.docType, item.kind) IN coalesce($kinds, []))
+     AND ($tags IS NULL OR any(tag IN coalesce(item.tags, []) WHERE tag IN $tags))
+     AND NOT itemId IN $exclude AS visible
+RETURN itemId, score, CASE WHEN visible AND node:Chunk THEN node.text END AS chunkText, visible
+"""
+
+KEYWORD_HITS = """
+CALL db.index.fulltext.queryNodes($index, $lucene, {limit: $limit}) YIELD node, score
+WHERE score > 0
+""" + _VISIBLE
+
+# Cross-language fallback when Lucene finds nothing: a substring scan of the tenant's text (GoClaw's ILIKE pass).
+# The score is the share of keywords found, so it is already in [0, 1].
+FALLBACK_HITS = """
+CALL () {
+  MATCH (node:Note {tenantId: $tenant}) RETURN node
+  UNION
+  MATCH (node:Document {tenantId: $tenant}) RETURN node
+  UNION
+  MATCH (node:Chunk {tenantId: $tenant}) RETURN node
+}
+WITH node, toLower(coalesce(node.title, '') + ' ' + coalesce(node.path, '') + ' ' + coalesce(node.summary, '') + ' '
+                   + coalesce(node.body, '') + ' ' + coalesce(node.text, '')) AS hay
+WITH node, size([keyword IN $keywords WHERE hay CONTAINS keyword]) AS found
+WHERE found > 0
+WITH node, toFloat(found) / size($keywords) AS score
+ORDER BY score DESC LIMIT $limit
+""" + _VISIBLE
+
+
+def _vector_statement(dimensions: int, scoped: bool) -> str:
+    # The index name and label come from an int; the SEARCH filter allows only property predicates joined by AND.
+    # Neo4j's cosine score is (1 + cos) / 2; the statement turns it back into the cosine.
+    where = "node.tenantId = $tenant" + (" AND node.scope = $scope" if scoped else "")
+    return f"""
+CYPHER 25
+MATCH (node:{embedded_label(dimensions)})
+SEARCH node IN (VECTOR INDEX {vector_index_name(int(dimensions))} FOR $vector WHERE {where} LIMIT $limit)
+SCORE AS similarity
+WITH node, 2 * similarity - 1 AS score
+""" + _VISIBLE
+
+
+NOTES_LINKED_TO = """
+MATCH (n:Item {tenantId: $tenant, id: $id})-[r]-(m:Item {tenantId: $tenant})
+RETURN collect(DISTINCT m.id) AS ids
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class RawHit:
+    item_id: str
+    score: float
+    chunk_text: str | None
+    visible: bool
+
+
+@dataclass(frozen=True, slots=True)
+class HitFilter:
+    tenant: str
+    owner_keys: list[str] | None
+    scope: str | None = None
+    labels: list[str] | None = None
+    kinds: list[str] | None = None
+    tags: list[str] | None = None
+    exclude: list[str] | None = None
+
+    def params(self) -> dict[str, Any]:
+        return {"tenant": self.tenant, "ownerKeys": self.owner_keys, "scope": self.scope, "labels": self.labels,
+                "kinds": self.kinds, "tags": self.tags, "exclude": self.exclude or []}
+
+
+async def _rows(tx: AsyncManagedTransaction, statement: str, **params: Any) -> list[RawHit]:
+    result = await tx.run(statement, **params)
+    return [RawHit(r["itemId"], float(r["score"]), r["chunkText"], bool(r["visible"])) async for r in result]
+
+
+async def keyword_hits(tx: AsyncManagedTransaction, lucene: str, limit: int, where: HitFilter) -> list[RawHit]:
+    return await _rows(tx, KEYWORD_HITS, index=FULLTEXT_INDEX, lucene=lucene, limit=limit, **where.params())
+
+
+async def fallback_hits(tx: AsyncManagedTransaction, keywords: list[str], limit: int, where: HitFilter) -> list[RawHit]:
+    return await _rows(tx, FALLBACK_HITS, keywords=keywords, limit=limit, **where.params())
+
+
+async def vector_hits(
+    tx: AsyncManagedTransaction, vector: list[float], dimensions: int, limit: int, where: HitFilter
+) -> list[RawHit]:
+    statement = _vector_statement(dimensions, scoped=where.scope is not None)
+    return await _rows(tx, statement, vector=vector, limit=limit, **where.params())
+
+
+async def linked_ids(tx: AsyncManagedTransaction, tenant: str, id: str) -> set[str]:
+    """Items joined to this one by a resolved edge, either way."""
+    record = await (await tx.run(NOTES_LINKED_TO, tenant=tenant, id=id)).single(strict=True)
+    return set(record["ids"])

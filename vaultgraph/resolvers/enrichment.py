@@ -1,0 +1,42 @@
+"""Enrichment over GraphQL: the progress query, re-enrichment, and the two subscriptions."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator
+
+import strawberry
+
+from vaultgraph.schema.context import Info
+from vaultgraph.schema.enrichment_types import EnrichmentEvent, EnrichmentProgress
+from vaultgraph.schema.types import Document
+
+
+async def enrichment_progress(info: Info) -> EnrichmentProgress:
+    """How many documents are queued, running, done, failed and skipped."""
+    ctx = info.context
+    return EnrichmentProgress.from_domain(await ctx.services.enrichment.progress(ctx.principal))
+
+
+async def reenrich(info: Info, ids: list[strawberry.ID] | None = None) -> list[Document]:
+    """Enrich these documents again (every FAILED one when no ids are given); returns them, QUEUED."""
+    ctx = info.context
+    documents = await ctx.services.enrichment.reenrich(ctx.principal, [str(i) for i in ids] if ids else None)
+    return [Document.from_domain(document) for document in documents]
+
+
+async def enrichment_events(
+    info: Info, document_ids: list[strawberry.ID] | None = None
+) -> AsyncGenerator[EnrichmentEvent, None]:
+    """Stage changes of these documents (all of the tenant's when empty): first the current stage of each
+    (of every unfinished one when empty), then every change, with the error text on FAILED and SKIPPED."""
+    ctx = info.context
+    ids = [str(i) for i in document_ids] if document_ids else None
+    async for event in ctx.services.enrichment.stage_events(ctx.principal, ids):
+        yield EnrichmentEvent.from_domain(event)
+
+
+async def enrichment_progress_stream(info: Info) -> AsyncGenerator[EnrichmentProgress, None]:
+    """The counts now, then again whenever they change (at most four times a second)."""
+    ctx = info.context
+    async for progress in ctx.services.enrichment.progress_stream(ctx.principal):
+        yield EnrichmentProgress.from_domain(progress)

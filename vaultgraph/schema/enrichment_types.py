@@ -1,0 +1,42 @@
+"""GraphQL types of enrichment: progress counts and the stage events subscriptions stream."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import strawberry
+
+from vaultgraph import domain
+from vaultgraph.events import DocumentStageChanged
+from vaultgraph.schema import types  # noqa: F401 (registers the EnrichmentStage enum with strawberry)
+from vaultgraph.services.enrichment import Progress
+
+
+@strawberry.type(description="Documents of the caller's tenant (in the scopes it sees) per enrichment state.")
+class EnrichmentProgress:
+    queued: int
+    running: int = strawberry.field(description="In one of the phases PREPARE … WIKILINKS.")
+    done: int
+    failed: int
+    skipped: int
+    total: int
+
+    @classmethod
+    def from_domain(cls, progress: Progress) -> EnrichmentProgress:
+        return cls(queued=progress.queued, running=progress.running, done=progress.done, failed=progress.failed,
+                   skipped=progress.skipped, total=progress.total)
+
+
+@strawberry.type(description="A document entered an enrichment stage.")
+class EnrichmentEvent:
+    document_id: strawberry.ID
+    stage: domain.EnrichmentStage
+    attempt: int = strawberry.field(description="1 for the first try; 0 for QUEUED.")
+    error: str | None = strawberry.field(description="Why, on FAILED and SKIPPED.")
+    detail: str | None = strawberry.field(description="A note on the run, e.g. why link classification was skipped.")
+    at: datetime
+
+    @classmethod
+    def from_domain(cls, event: DocumentStageChanged) -> EnrichmentEvent:
+        return cls(document_id=strawberry.ID(event.document_id), stage=event.stage, attempt=event.attempt,
+                   error=event.error, detail=event.detail, at=event.at)

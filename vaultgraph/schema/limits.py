@@ -1,0 +1,284 @@
+"""API limits as schema extensions: strawberry's own where it has one, a cost rule where it has none.
+
+Every refusal happens before execution (parse or validation), so a refused operation changes nothing, and it
+answers `extensions.code: LIMIT_EXCEEDED` (introspection off: `FORBIDDEN`)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any, cast
+
+from graphql import (
+    ASTValidationRule,
+    FieldNode,
+    FragmentDefinitionNode,
+    FragmentSpreadNode,
+    GraphQLError,
+    GraphQLField,
+    GraphQLInterfaceType,
+    GraphQLNamedType,
+    GraphQLObjectType,
+    GraphQLSyntaxError,
+    InlineFragmentNode,
+    IntValueNode,
+    OperationDefinitionNode,
+    SelectionSetNode,
+    ValidationContext,
+    ValidationRule,
+    VariableNode,
+    get_named_type,
+)
+from graphql.validation import NoSchemaIntrospectionCustomRule
+from strawberry.extensions import (
+    AddValidationRules,
+    MaxAliasesLimiter,
+    MaxTokensLimiter,
+    QueryDepthLimiter,
+    SchemaExtension,
+)
+
+from vaultgraph.config import Settings
+from vaultgraph.services.pagination import DEFAULT_PAGE_SIZE
+
+LIMIT_EXCEEDED = "LIMIT_EXCEEDED"
+SIZE_ARGUMENTS = ("first", "limit", "maxNodes")
+TOKEN_ERROR = re.compile(r"(Document|Source) contains more than \d+ (tokens|code points)|nested too deeply")
+SUGGESTION = re.compile(r"\s*Did you mean .*\?\s*$", re.DOTALL)
+
+ExtensionFactory = Callable[[], SchemaExtension]
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """The knobs, taken from Settings by the composition root."""
+
+    max_depth: int = 10
+    max_aliases: int = 15
+    max_tokens: int = 2000
+    max_cost: int = 10_000
+    default_page_size: int = 20
+    introspection: bool = True
+    suggestions: bool = False
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> Limits:
+        return cls(
+            max_depth=settings.max_query_depth, max_aliases=settings.max_aliases, max_tokens=settings.max_tokens,
+            max_cost=settings.max_query_cost, default_page_size=min(DEFAULT_PAGE_SIZE, settings.page_size_max),
+            introspection=settings.introspection, suggestions=settings.graphql_suggestions,
+        )
+
+
+# --- expansion: how many fields a document selects once its fragments are spread --------------------------------
+
+
+def expanded_size(document: Any) -> int:
+    """Fields selected after spreading fragments, computed once per fragment, so a fragment bomb costs linear time."""
+    fragments = {d.name.value: d for d in document.definitions if isinstance(d, FragmentDefinitionNode)}
+    memo: dict[str, int] = {}
+
+    def size(selection_set: SelectionSetNode | None, path: frozenset[str]) -> int:
+        total = 0
+        for selection in selection_set.selections if selection_set else ():
+            if isinstance(selection, FieldNode):
+                total += 1 + size(selection.selection_set, path)
+            elif isinstance(selection, InlineFragmentNode):
+                total += size(selection.selection_set, path)
+            elif isinstance(selection, FragmentSpreadNode):
+                name = selection.name.value
+                if name in path or name not in fragments:
+                    continue  # a cycle or an unknown fragment: other rules report those
+                if name not in memo:
+                    memo[name] = size(fragments[name].selection_set, path | {name})
+                total += memo[name]
+        return total
+
+    return sum(size(d.selection_set, frozenset()) for d in document.definitions
+               if isinstance(d, OperationDefinitionNode))
+
+
+# --- codes on strawberry's own rules -------------------------------------------------------------------------------
+
+
+class _CodedContext:
+    """A ValidationContext whose reported errors carry a code; everything else goes to the real one."""
+
+    def __init__(self, context: ValidationContext, code: str) -> None:
+        self._context = context
+        self._code = code
+
+    def report_error(self, error: GraphQLError) -> None:
+        error.extensions = {**(error.extensions or {}), "code": self._code}
+        self._context.report_error(error)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._context, name)
+
+
+def coded(rule: type[ASTValidationRule], code: str, budget: int | None = None) -> type[ValidationRule]:
+    """`rule`, with its errors carrying `code`. With a `budget`, the rule is skipped for documents whose fragments
+    expand beyond it: strawberry's depth and alias walks spread fragments without memo (exponential on a fragment
+    bomb), and the cost rule refuses those documents anyway."""
+
+    class Coded(rule):  # type: ignore[valid-type, misc]
+        def __init__(self, context: ValidationContext) -> None:
+            if budget is not None and expanded_size(context.document) > budget:
+                ValidationRule.__init__(self, context)
+                return
+            try:
+                super().__init__(_CodedContext(context, code))
+            except KeyError:
+                # An unknown fragment: KnownFragmentNamesRule reports it, and an invalid document never runs.
+                ValidationRule.__init__(self, context)
+
+    Coded.__name__ = f"Coded{rule.__name__}"
+    return Coded
+
+
+def _with_code(extension: AddValidationRules, code: str, budget: int | None = None) -> AddValidationRules:
+    extension.validation_rules = [coded(rule, code, budget) for rule in extension.validation_rules]
+    return extension
+
+
+class TokenLimit(MaxTokensLimiter):
+    """strawberry's token cap; the parser's refusal gets `LIMIT_EXCEEDED` (it has no code of its own)."""
+
+    def on_parse(self) -> Iterator[None]:
+        yield
+        for error in self.execution_context.pre_execution_errors or ():
+            if isinstance(error, GraphQLSyntaxError) and TOKEN_ERROR.search(error.message):
+                error.extensions = {**(error.extensions or {}), "code": LIMIT_EXCEEDED}
+
+
+# --- cost ------------------------------------------------------------------------------------------------------------
+
+
+def _fields_of(type_: GraphQLNamedType | None) -> Mapping[str, GraphQLField]:
+    if isinstance(type_, GraphQLObjectType | GraphQLInterfaceType):
+        return cast(Mapping[str, GraphQLField], type_.fields)
+    return {}
+
+
+def cost_rule(max_cost: int, default_page_size: int, variables: Mapping[str, Any] | None) -> type[ValidationRule]:
+    """Estimated nodes, as GitHub counts them: each list field sized by `first`, `limit` or `maxNodes` adds the
+    product of the sizes on its path (`documents(first: 100) { … backlinks(first: 50) }` = 100 + 100 × 50)."""
+    given = dict(variables or {})
+
+    class CostRule(ValidationRule):
+        def enter_operation_definition(self, node: OperationDefinitionNode, *_: Any) -> None:
+            context = self.context
+            schema = context.schema
+            document = context.document
+            fragments = {d.name.value: d for d in document.definitions if isinstance(d, FragmentDefinitionNode)}
+            defaults = {v.variable.name.value: v.default_value for v in node.variable_definitions or ()}
+            memo: dict[str, int] = {}
+
+            def size(field: FieldNode, definition: GraphQLField) -> int | None:
+                arguments = {a.name.value: a.value for a in field.arguments or ()}
+                for name in SIZE_ARGUMENTS:
+                    if name not in definition.args:
+                        continue
+                    value: Any = None
+                    node_value = arguments.get(name)
+                    if isinstance(node_value, IntValueNode):
+                        value = int(node_value.value)
+                    elif isinstance(node_value, VariableNode):
+                        variable = node_value.name.value
+                        value = given.get(variable)
+                        default = defaults.get(variable)
+                        if value is None and isinstance(default, IntValueNode):
+                            value = int(default.value)
+                    if value is None:
+                        value = definition.args[name].default_value
+                    if not isinstance(value, int) or isinstance(value, bool):
+                        value = default_page_size
+                    return max(1, int(value))
+                return None
+
+            def walk(selection_set: SelectionSetNode | None, parent: GraphQLNamedType | None,
+                     path: frozenset[str]) -> int:
+                """Cost of a selection set at multiplier 1; cost is linear in the multiplier, so fragments are
+                costed once and scaled."""
+                total = 0
+                for selection in selection_set.selections if selection_set else ():
+                    if isinstance(selection, FieldNode):
+                        definition = _fields_of(parent).get(selection.name.value)
+                        if definition is None:
+                            continue  # __typename, or an unknown field that FieldsOnCorrectTypeRule reports
+                        factor = size(selection, definition)
+                        inner = walk(selection.selection_set, get_named_type(definition.type), path)
+                        total += factor * (1 + inner) if factor is not None else inner
+                    elif isinstance(selection, InlineFragmentNode):
+                        condition = selection.type_condition
+                        target = schema.get_type(condition.name.value) if condition else parent
+                        total += walk(selection.selection_set, target, path)
+                    elif isinstance(selection, FragmentSpreadNode):
+                        name = selection.name.value
+                        fragment = fragments.get(name)
+                        if fragment is None or name in path:
+                            continue
+                        if name not in memo:
+                            memo[name] = walk(fragment.selection_set,
+                                              schema.get_type(fragment.type_condition.name.value), path | {name})
+                        total += memo[name]
+                return total
+
+            root = schema.get_root_type(node.operation)
+            cost = walk(node.selection_set, root, frozenset())
+            if cost > max_cost:
+                context.report_error(GraphQLError(
+                    f"this operation would fetch about {cost} nodes; at most {max_cost} are allowed. "
+                    "Ask for smaller pages (`first`, `limit`, `maxNodes`) or fewer nested lists.",
+                    node, extensions={"code": LIMIT_EXCEEDED, "cost": cost, "limit": max_cost}))
+            elif (expanded := expanded_size(document)) > max_cost:
+                context.report_error(GraphQLError(
+                    f"this document selects {expanded} fields once its fragments are spread; at most {max_cost}.",
+                    node, extensions={"code": LIMIT_EXCEEDED, "fields": expanded, "limit": max_cost}))
+
+    return CostRule
+
+
+class CostLimit(AddValidationRules):
+    """The cost rule, built per operation because it reads the operation's variables."""
+
+    def __init__(self, max_cost: int, default_page_size: int) -> None:
+        super().__init__([])
+        self.max_cost = max_cost
+        self.default_page_size = default_page_size
+
+    def on_operation(self) -> Iterator[None]:
+        variables = self.execution_context.variables
+        self.validation_rules = [cost_rule(self.max_cost, self.default_page_size, variables)]
+        yield from super().on_operation()
+
+
+class HideSuggestions(SchemaExtension):
+    """Drops graphql-core's "Did you mean …?" from request errors (parse, validation, variable coercion: the ones
+    without a path): with introspection off they would leak the schema one guess at a time. Errors that resolvers
+    raise (they have a path) are answers of the application and left alone."""
+
+    def on_operation(self) -> Iterator[None]:
+        yield
+        result = self.execution_context.result
+        for error in getattr(result, "errors", None) or ():
+            if error.path is None and "Did you mean" in error.message:
+                error.message = SUGGESTION.sub("", error.message)
+
+
+def limit_extensions(limits: Limits) -> list[ExtensionFactory]:
+    """Factories, not instances: strawberry builds each extension afresh per operation (instances are shared
+    state across concurrent requests, and deprecated since 0.340)."""
+    budget = limits.max_cost
+    factories: list[ExtensionFactory] = [
+        lambda: TokenLimit(max_token_count=limits.max_tokens),
+        lambda: _with_code(QueryDepthLimiter(max_depth=limits.max_depth), LIMIT_EXCEEDED, budget),
+        lambda: _with_code(MaxAliasesLimiter(max_alias_count=limits.max_aliases), LIMIT_EXCEEDED, budget),
+        lambda: CostLimit(limits.max_cost, limits.default_page_size),
+    ]
+    if not limits.introspection:
+        factories.append(lambda: AddValidationRules([coded(NoSchemaIntrospectionCustomRule, "FORBIDDEN")]))
+    if not limits.suggestions or not limits.introspection:
+        factories.append(HideSuggestions)
+    return factories

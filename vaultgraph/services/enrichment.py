@@ -1,0 +1,147 @@
+"""Enrichment control: queue documents, re-enrich, progress counts, and the live streams subscriptions read.
+
+The service publishes `DocumentQueued`; the workers (in this process or another) take it from the bus. Streams
+honour the principal: only its tenant, only owners it can see. A late subscriber first gets the current state,
+then the changes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncGenerator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from vaultgraph.domain import Document, EnrichmentStage, Principal
+from vaultgraph.errors import LimitExceeded, NotFound
+from vaultgraph.events import DocumentQueued, DocumentStageChanged, Event, EventBus, EventFilter, Overflow
+from vaultgraph.graph import enrichment as cypher
+from vaultgraph.graph.session import Graph
+
+MAX_REENRICH_IDS = 1000
+SNAPSHOT_LIMIT = 1000  # a late subscriber to a whole tenant gets at most this many current states first
+PROGRESS_MIN_INTERVAL = 0.25  # progress is pushed on change, at most four times a second
+PROGRESS_QUEUE_SIZE = 64  # progress only needs to know that something changed; older signals can go
+
+
+@dataclass(frozen=True, slots=True)
+class Progress:
+    queued: int = 0
+    running: int = 0
+    done: int = 0
+    failed: int = 0
+    skipped: int = 0
+
+    @property
+    def total(self) -> int:
+        return self.queued + self.running + self.done + self.failed + self.skipped
+
+    @classmethod
+    def from_counts(cls, counts: dict[str, int]) -> Progress:
+        running = sum(counts.get(stage.value, 0) for stage in cypher.RUNNING_STAGES)
+        return cls(queued=counts.get(EnrichmentStage.QUEUED.value, 0), running=running,
+                   done=counts.get(EnrichmentStage.DONE.value, 0), failed=counts.get(EnrichmentStage.FAILED.value, 0),
+                   skipped=counts.get(EnrichmentStage.SKIPPED.value, 0))
+
+
+def _visible_to(principal: Principal, document_ids: set[str] | None) -> EventFilter:
+    keys = principal.visible_owner_keys()
+    allowed = set(keys) if keys is not None else None
+
+    def accept(event: Event) -> bool:
+        return (
+            isinstance(event, DocumentStageChanged)
+            and event.tenant_id == principal.tenant_id
+            and (allowed is None or event.owner_key in allowed)
+            and (document_ids is None or event.document_id in document_ids)
+        )
+
+    return accept
+
+
+class EnrichmentService:
+    def __init__(self, graph: Graph, bus: EventBus, event_queue_size: int = 1000) -> None:
+        self.graph = graph
+        self.bus = bus
+        self.event_queue_size = event_queue_size
+
+    async def enqueue(self, document: Document) -> None:
+        """Announce a QUEUED document and hand it to the workers (DocumentService calls this after a create)."""
+        at = document.enrichment.updated_at or datetime.now(UTC)
+        await self.bus.publish(DocumentStageChanged(
+            tenant_id=document.tenant_id, document_id=document.id, owner_key=document.owner.key,
+            stage=EnrichmentStage.QUEUED, attempt=0, error=None, at=at,
+        ))
+        await self.bus.publish(DocumentQueued(
+            tenant_id=document.tenant_id, document_id=document.id, owner_key=document.owner.key,
+            agent_id=document.owner.agent_id, at=at,
+        ))
+
+    async def reenrich(self, principal: Principal, ids: list[str] | None) -> list[Document]:
+        """Run enrichment again for these documents (all FAILED ones when `ids` is empty); a run in progress
+        loses its claim and starts over."""
+        wanted = list(dict.fromkeys(ids)) if ids else None
+        if wanted is not None and len(wanted) > MAX_REENRICH_IDS:
+            raise LimitExceeded(f"at most {MAX_REENRICH_IDS} ids at once", field="ids", limit=MAX_REENRICH_IDS)
+        keys = principal.visible_owner_keys()
+        if wanted is not None:
+            found = await self.graph.read(cypher.document_states, principal.tenant_id, wanted, keys, len(wanted))
+            missing = sorted(set(wanted) - {state.document_id for state in found})
+            if missing:
+                raise NotFound(f"no document with id {', '.join(map(repr, missing[:5]))}", ids=missing)
+        documents = await self.graph.write(cypher.requeue, principal.tenant_id, wanted, keys)
+        for document in documents:
+            await self.enqueue(document)
+        return documents
+
+    async def progress(self, principal: Principal) -> Progress:
+        counts = await self.graph.read(cypher.stage_counts, principal.tenant_id, principal.visible_owner_keys())
+        return Progress.from_counts(counts)
+
+    async def stage_events(
+        self, principal: Principal, document_ids: list[str] | None
+    ) -> AsyncGenerator[DocumentStageChanged, None]:
+        """The current stage of each document (unfinished ones when no ids are given), then every change."""
+        ids = set(document_ids) if document_ids else None
+        accept = _visible_to(principal, ids)
+        async with self.bus.subscribe(accept, capacity=self.event_queue_size,
+                                      overflow=Overflow.DISCONNECT, label="enrichmentEvents") as subscription:
+            states = await self.graph.read(cypher.document_states, principal.tenant_id,
+                                           sorted(ids) if ids else None, principal.visible_owner_keys(),
+                                           len(ids) if ids else SNAPSHOT_LIMIT)
+            seen: dict[str, datetime] = {}
+            for state in states:
+                seen[state.document_id] = state.at
+                yield DocumentStageChanged(
+                    tenant_id=principal.tenant_id, document_id=state.document_id, owner_key=state.owner_key,
+                    stage=state.stage, attempt=state.attempt, error=state.error, at=state.at, detail=state.detail,
+                )
+            async for event in subscription:
+                assert isinstance(event, DocumentStageChanged)  # the filter lets nothing else through
+                last = seen.pop(event.document_id, None)
+                if last is not None and event.at <= last:
+                    seen[event.document_id] = last
+                    continue  # already part of the snapshot
+                yield event
+
+    async def progress_stream(self, principal: Principal) -> AsyncGenerator[Progress, None]:
+        """The counts now, then again whenever they change (at most every PROGRESS_MIN_INTERVAL seconds)."""
+        accept = _visible_to(principal, None)
+        async with self.bus.subscribe(accept, capacity=PROGRESS_QUEUE_SIZE,
+                                      overflow=Overflow.DROP_OLDEST, label="enrichmentProgress") as subscription:
+            last = await self.progress(principal)
+            yield last
+            sent_at = time.monotonic()
+            while True:
+                if await subscription.next() is None:
+                    return
+                pause = PROGRESS_MIN_INTERVAL - (time.monotonic() - sent_at)
+                if pause > 0:
+                    await asyncio.sleep(pause)
+                subscription.drain()
+                current = await self.progress(principal)
+                if current != last:
+                    last = current
+                    sent_at = time.monotonic()
+                    yield current

@@ -1,0 +1,116 @@
+"""Fusing the keyword and vector channels into one ranking. Pure functions over channel hits.
+
+Each channel is first rolled up to items (a chunk hit counts for its item; the item keeps its best score and that
+chunk's text) and normalised to [0, 1]: keyword scores (BM25, unbounded) by the channel's best score, vector
+scores are cosine similarities, already in [0, 1] once negatives are floored. Then either
+
+- WEIGHTED: `wk·keyword + wv·vector` (weights rescaled to sum to 1); an item found by both channels adds up, and
+  when only one channel has results, its weight is 1.0 (GoClaw's merge rules); or
+- RRF: reciprocal rank fusion, `Σ 1/(k + rank)` with k = 60, divided by its best possible value (rank 1 in every
+  channel that returned something) so that scores, like weighted ones, lie in [0, 1] and `minScore` means the same.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+RRF_K = 60
+
+
+class FusionMethod(enum.Enum):
+    WEIGHTED = "WEIGHTED"
+    RRF = "RRF"
+
+
+@dataclass(frozen=True, slots=True)
+class ChannelHit:
+    """One item in one channel: its best raw score over the item and its chunks, and that chunk's text."""
+
+    item_id: str
+    raw: float
+    passage: str | None = None  # the best chunk's text; None when the item itself scored best
+
+
+@dataclass(frozen=True, slots=True)
+class ChannelScore:
+    score: float  # normalised to [0, 1]
+    raw: float  # as the channel gave it: BM25 for keyword, cosine for vector
+    rank: int  # 1-based, within the channel
+
+
+@dataclass(frozen=True, slots=True)
+class Fused:
+    item_id: str
+    score: float
+    keyword: ChannelScore | None
+    vector: ChannelScore | None
+    passage: str | None
+
+
+def roll_up(rows: Iterable[tuple[str, float, str | None]]) -> list[ChannelHit]:
+    """(item id, raw score, chunk text or None) rows → one hit per item, best first; ties keep row order."""
+    best: dict[str, ChannelHit] = {}
+    for item_id, raw, passage in rows:
+        current = best.get(item_id)
+        if current is None or raw > current.raw:
+            best[item_id] = ChannelHit(item_id, raw, passage)
+    return sorted(best.values(), key=lambda hit: -hit.raw)
+
+
+def normalise_by_max(hits: Sequence[ChannelHit]) -> dict[str, ChannelScore]:
+    """Scores divided by the channel's best (the best hit scores 1.0); ranks in the given order."""
+    top = max((hit.raw for hit in hits), default=0.0)
+    return {hit.item_id: ChannelScore(hit.raw / top if top > 0 else 0.0, hit.raw, rank)
+            for rank, hit in enumerate(hits, start=1)}
+
+
+def normalise_cosine(hits: Sequence[ChannelHit]) -> dict[str, ChannelScore]:
+    """Cosine similarities as they are, negatives floored at 0 (nothing unlike the query scores above nothing)."""
+    return {hit.item_id: ChannelScore(min(1.0, max(0.0, hit.raw)), hit.raw, rank)
+            for rank, hit in enumerate(hits, start=1)}
+
+
+def fuse(keyword: Sequence[ChannelHit], vector: Sequence[ChannelHit], method: FusionMethod,
+         keyword_weight: float = 0.4, vector_weight: float = 0.6, rrf_k: int = RRF_K) -> list[Fused]:
+    """Both channels (best first) → one list, best first; ties by best channel rank, then id (deterministic)."""
+    kw = normalise_by_max(keyword)
+    vec = normalise_cosine(vector)
+    passages = {hit.item_id: hit.passage for hit in vector} | {h.item_id: h.passage for h in keyword if h.passage}
+    rrf = method is FusionMethod.RRF
+    scores = _rrf(kw, vec, rrf_k) if rrf else _weighted(kw, vec, keyword_weight, vector_weight)
+    fused = [Fused(item_id, score, kw.get(item_id), vec.get(item_id), passages.get(item_id))
+             for item_id, score in scores.items()]
+    return sorted(fused, key=lambda f: (-f.score, _best_rank(f), f.item_id))
+
+
+def _weighted(kw: dict[str, ChannelScore], vec: dict[str, ChannelScore], wk: float, wv: float) -> dict[str, float]:
+    if not kw:
+        wk, wv = 0.0, 1.0
+    elif not vec:
+        wk, wv = 1.0, 0.0
+    else:
+        total = wk + wv
+        wk, wv = (wk / total, wv / total) if total > 0 else (0.5, 0.5)
+    scores: dict[str, float] = {}
+    for item_id in [*kw, *vec]:
+        if item_id not in scores:
+            k = kw[item_id].score if item_id in kw else 0.0
+            v = vec[item_id].score if item_id in vec else 0.0
+            scores[item_id] = wk * k + wv * v
+    return scores
+
+
+def _rrf(kw: dict[str, ChannelScore], vec: dict[str, ChannelScore], k: int) -> dict[str, float]:
+    channels = [c for c in (kw, vec) if c]
+    best = len(channels) / (k + 1)
+    scores: dict[str, float] = {}
+    for channel in channels:
+        for item_id, entry in channel.items():
+            scores[item_id] = scores.get(item_id, 0.0) + 1.0 / (k + entry.rank)
+    return {item_id: score / best for item_id, score in scores.items()}
+
+
+def _best_rank(fused: Fused) -> int:
+    return min(entry.rank for entry in (fused.keyword, fused.vector) if entry is not None)

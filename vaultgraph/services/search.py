@@ -1,0 +1,317 @@
+"""Search: keyword, vector, hybrid and graph mode over the tenant's documents, notes and chunks.
+
+Both channels run in parallel, each over-fetching ×2 (deeper when the caller's filters eat a page), roll chunk hits
+up to their items, and are fused (see services/fusion.py). Every hit explains itself: its fused score, each
+channel's normalised score, raw score and rank, the fusion used, a snippet with the matched words marked, and in
+graph mode the link that brought an item in. When the embedding model is down, hybrid search answers from the
+keyword channel alone and says that the vector channel was skipped, and why.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import enum
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TypeVar
+
+import structlog
+
+from vaultgraph.config import Settings
+from vaultgraph.domain import Direction, Item, Note, Principal, Scope
+from vaultgraph.errors import AppError, InvalidInput, Unavailable
+from vaultgraph.graph import items as item_cypher
+from vaultgraph.graph import links as link_cypher
+from vaultgraph.graph import search as cypher
+from vaultgraph.graph.search import FULLTEXT_FIELDS, HitFilter, RawHit
+from vaultgraph.graph.session import Graph
+from vaultgraph.models.client import ModelClient
+from vaultgraph.services.fusion import ChannelHit, ChannelScore, FusionMethod, fuse, roll_up
+from vaultgraph.services.indexing import strip_frontmatter
+from vaultgraph.text.lucene import fallback_keywords, fulltext_query, query_terms
+from vaultgraph.text.snippets import Snippet, make_snippet
+
+log = structlog.get_logger(__name__)
+T = TypeVar("T")
+
+MAX_QUERY_CHARS = 2000
+MAX_LIMIT = 100
+MAX_FILTER_VALUES = 50
+OVERFETCH = 2  # each channel brings twice the page, so fusion has candidates the other channel ranks higher
+MAX_RAW_HITS = 4000  # how deep a channel digs when filters keep rejecting what the index returns
+GRAPH_EXTRA_MAX = 25
+GRAPH_HOP_DECAY = 0.5  # an item reached by a link scores half the hit that led to it
+ITEM_LABELS = {"document": "Document", "note": "Note"}
+
+
+class SearchMode(enum.Enum):
+    KEYWORD = "KEYWORD"
+    VECTOR = "VECTOR"
+    HYBRID = "HYBRID"
+    GRAPH = "GRAPH"
+
+
+@dataclass(frozen=True, slots=True)
+class SearchConfig:
+    fusion: FusionMethod = FusionMethod.WEIGHTED
+    keyword_weight: float = 0.4
+    vector_weight: float = 0.6
+    cache_size: int = 256
+
+
+@dataclass(frozen=True, slots=True)
+class SearchRequest:
+    query: str
+    mode: SearchMode = SearchMode.HYBRID
+    scope: Scope | None = None
+    types: Sequence[str] | None = None
+    tags: Sequence[str] | None = None
+    limit: int = 10
+    min_score: float | None = None
+    fusion: FusionMethod | None = None
+    exclude_ids: Sequence[str] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ViaLink:
+    """The link that brought a graph-mode item in, as drawn: `from` → `to`, whichever way it points."""
+
+    link_id: str
+    type: str
+    source: Item
+    target: Item
+
+
+@dataclass(frozen=True, slots=True)
+class SearchHit:
+    item: Item
+    score: float
+    keyword: ChannelScore | None
+    vector: ChannelScore | None
+    fusion: FusionMethod
+    passage: str  # the best chunk's text, else the item's own (a note's body, a document's summary)
+    terms: tuple[str, ...]  # the query's words
+    via: tuple[ViaLink, ...] = ()
+
+    def snippet(self) -> Snippet:
+        """The passage cut around its matches, words marked; computed on demand (a page of them costs ms)."""
+        return make_snippet(self.passage, self.terms)
+
+
+@dataclass(frozen=True, slots=True)
+class ChannelReport:
+    ran: bool
+    hits: int = 0
+    skipped: str | None = None  # why the channel did not run, when it should have
+    fallback: bool = False  # keyword only: Lucene found nothing and the substring scan answered
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResult:
+    hits: list[SearchHit]
+    mode: SearchMode
+    fusion: FusionMethod
+    keyword: ChannelReport
+    vector: ChannelReport
+    terms: tuple[str, ...] = field(default=())
+
+
+def search_config(settings: Settings) -> SearchConfig:
+    return SearchConfig(
+        fusion=FusionMethod(settings.search_fusion.upper()), keyword_weight=settings.search_keyword_weight,
+        vector_weight=settings.search_vector_weight, cache_size=settings.search_query_cache,
+    )
+
+
+class QueryEmbeddings:
+    """Query vectors through the model interface, with a small LRU cache for repeated queries."""
+
+    def __init__(self, models: ModelClient, size: int) -> None:
+        self.models = models
+        self.size = size
+        self._cache: OrderedDict[tuple[str, str], list[float]] = OrderedDict()
+
+    async def embed(self, text: str) -> list[float]:
+        key = (self.models.embedding_model_name, text)
+        cached = self._cache.get(key)
+        if cached is not None:
+            self._cache.move_to_end(key)
+            return cached
+        [vector] = await self.models.embed([text])
+        if self.size > 0:
+            self._cache[key] = vector
+            while len(self._cache) > self.size:
+                self._cache.popitem(last=False)
+        return vector
+
+
+def item_text(item: Item) -> str:
+    """What a snippet is cut from when no chunk matched: a note's body, a document's summary, else the title."""
+    if isinstance(item, Note):
+        return strip_frontmatter(item.body).strip() or item.title
+    return item.summary or item.title
+
+
+def _clean_list(values: Sequence[str] | None, name: str) -> list[str] | None:
+    if not values:
+        return None
+    if len(values) > MAX_FILTER_VALUES:
+        raise InvalidInput(name, f"at most {MAX_FILTER_VALUES} values")
+    cleaned = [value.strip() for value in values if value.strip()]
+    return cleaned or None
+
+
+def validate(request: SearchRequest) -> None:
+    if not request.query.strip():
+        raise InvalidInput("query", "must not be empty")
+    if len(request.query) > MAX_QUERY_CHARS:
+        raise InvalidInput("query", f"at most {MAX_QUERY_CHARS} characters")
+    if not 1 <= request.limit <= MAX_LIMIT:
+        raise InvalidInput("limit", f"between 1 and {MAX_LIMIT}")
+    if request.min_score is not None and not 0.0 <= request.min_score <= 1.0:
+        raise InvalidInput("minScore", "between 0 and 1")
+
+
+def hit_filter(principal: Principal, request: SearchRequest) -> HitFilter:
+    types = _clean_list(request.types, "types") or []
+    labels = [ITEM_LABELS[t.casefold()] for t in types if t.casefold() in ITEM_LABELS]
+    kinds = [t for t in types if t.casefold() not in ITEM_LABELS]
+    tags = [tag.lstrip("#") for tag in _clean_list(request.tags, "tags") or []]
+    return HitFilter(
+        tenant=principal.tenant_id, owner_keys=principal.visible_owner_keys(),
+        scope=request.scope.value if request.scope else None, labels=labels or None, kinds=kinds or None,
+        tags=tags or None, exclude=list(request.exclude_ids),
+    )
+
+
+async def deepen(fetch: Callable[[int], Awaitable[list[RawHit]]], want: int) -> list[ChannelHit]:
+    """Ask the index for more until `want` visible items are found, the index runs dry, or MAX_RAW_HITS."""
+    limit = min(want * 2, MAX_RAW_HITS)  # chunks of one item take several rows
+    while True:
+        rows = await fetch(limit)
+        hits = roll_up((row.item_id, row.score, row.chunk_text) for row in rows if row.visible)
+        if len(hits) >= want or len(rows) < limit or limit >= MAX_RAW_HITS:
+            return hits[:want]
+        limit = min(limit * 2, MAX_RAW_HITS)
+
+
+class SearchService:
+    def __init__(self, graph: Graph, models: ModelClient, config: SearchConfig | None = None) -> None:
+        self.graph = graph
+        self.config = config or SearchConfig()
+        self.embeddings = QueryEmbeddings(models, self.config.cache_size)
+
+    async def search(self, principal: Principal, request: SearchRequest) -> SearchResult:
+        validate(request)
+        where = hit_filter(principal, request)
+        terms = query_terms(request.query)
+        want = request.limit * OVERFETCH
+        method = request.fusion or self.config.fusion
+        use_keyword = request.mode is not SearchMode.VECTOR
+        use_vector = request.mode is not SearchMode.KEYWORD
+        (keyword, fallback), (vector, skipped) = await asyncio.gather(
+            self._keyword(terms, where, want) if use_keyword else _nothing(False),
+            self._vector(request.query.strip(), where, want, required=request.mode is SearchMode.VECTOR)
+            if use_vector else _nothing(None),
+        )
+        fused = fuse(keyword, vector, method, self.config.keyword_weight, self.config.vector_weight)
+        if request.min_score is not None:
+            fused = [f for f in fused if f.score >= request.min_score]
+        fused = fused[: request.limit]
+        items = await self.graph.read(item_cypher.items_by_ids, principal.tenant_id, [f.item_id for f in fused])
+        hits = []
+        for entry in fused:
+            item = items.get(entry.item_id)
+            if item is None:  # deleted between the channel query and this read
+                continue
+            hits.append(SearchHit(item, entry.score, entry.keyword, entry.vector, method,
+                                  entry.passage or item_text(item), tuple(terms)))
+        if request.mode is SearchMode.GRAPH and hits:
+            hits.extend(await self._neighbours(principal, where, hits, terms))
+        return SearchResult(
+            hits=hits, mode=request.mode, fusion=method,
+            keyword=ChannelReport(ran=use_keyword, hits=len(keyword), fallback=fallback),
+            vector=ChannelReport(ran=use_vector and skipped is None, hits=len(vector), skipped=skipped),
+            terms=tuple(terms),
+        )
+
+    async def _keyword(self, terms: list[str], where: HitFilter, want: int) -> tuple[list[ChannelHit], bool]:
+        """Lucene first; when it finds nothing, the substring scan (the second value says it answered)."""
+        lucene = fulltext_query(terms, FULLTEXT_FIELDS, where.tenant)
+        hits: list[ChannelHit] = []
+        if lucene is not None:
+            hits = await deepen(lambda n: self.graph.read(cypher.keyword_hits, lucene, n, where), want)
+        if hits:
+            return hits, False
+        keywords = fallback_keywords(terms)
+        if not keywords:
+            return [], False
+        hits = await deepen(lambda n: self.graph.read(cypher.fallback_hits, keywords, n, where), want)
+        return hits, bool(hits)
+
+    async def _vector(
+        self, query: str, where: HitFilter, want: int, required: bool
+    ) -> tuple[list[ChannelHit], str | None]:
+        """The vector channel; when the embedding model fails, no hits and the reason (or UNAVAILABLE if alone)."""
+        try:
+            vector = await self.embeddings.embed(query)
+        except AppError as exc:
+            if required:
+                raise Unavailable(f"vector search is unavailable: {exc.message}") from exc
+            log.warning("vector channel skipped", error=exc.message[:300])
+            return [], exc.message
+        dimensions = len(vector)
+        hits = await deepen(lambda n: self.graph.read(cypher.vector_hits, vector, dimensions, n, where), want)
+        return hits, None
+
+    async def _neighbours(
+        self, principal: Principal, where: HitFilter, hits: list[SearchHit], terms: list[str]
+    ) -> list[SearchHit]:
+        """Graph mode: one hop both ways from the hits, at most GRAPH_EXTRA_MAX new items, each with its link.
+
+        The request's scope, type and tag filters apply to them; `minScore` does not (it chose the entry points,
+        and an item reached by a link is there as context, scored at half its entry point)."""
+        entries = {hit.item.id: hit for hit in hits}
+        rows = await self.graph.read(
+            link_cypher.bfs_level, Direction.BOTH, tenant=principal.tenant_id, frontier=list(entries),
+            visited=list(entries), types=None, ownerKeys=principal.visible_owner_keys(),
+        )
+        rank = {item_id: i for i, item_id in enumerate(entries)}
+        rows.sort(key=lambda row: rank[row["fid"]])
+        extras: dict[str, SearchHit] = {}
+        for row in rows:
+            item: Item = row["item"]
+            if item.id in extras or item.id in entries or not _passes(item, where):
+                continue
+            entry = entries[row["fid"]]
+            source, target = (entry.item, item) if row["outgoing"] else (item, entry.item)
+            extras[item.id] = SearchHit(
+                item, entry.score * GRAPH_HOP_DECAY, None, None, entry.fusion, item_text(item), tuple(terms),
+                via=(*entry.via, ViaLink(row["linkId"], row["type"], source, target)),
+            )
+            if len(extras) == GRAPH_EXTRA_MAX:
+                break
+        return list(extras.values())
+
+
+def _passes(item: Item, where: HitFilter) -> bool:
+    """The request's scope, type and tag filters, applied to an item reached by a link."""
+    if where.exclude and item.id in where.exclude:
+        return False
+    if where.scope is not None and item.owner.scope.value != where.scope:
+        return False
+    if where.labels is not None or where.kinds is not None:
+        label = "Note" if isinstance(item, Note) else "Document"
+        kind = item.kind if isinstance(item, Note) else item.doc_type
+        if label not in (where.labels or []) and kind not in (where.kinds or []):
+            return False
+    if where.tags is not None:
+        tags = item.tags if isinstance(item, Note) else ()
+        if not set(tags) & set(where.tags):
+            return False
+    return True
+
+
+async def _nothing(note: T) -> tuple[list[ChannelHit], T]:
+    return [], note

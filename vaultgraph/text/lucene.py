@@ -1,0 +1,70 @@
+"""User text → a safe Lucene query for Neo4j's full-text index, and keywords for the substring fallback.
+
+User text never reaches the query parser as syntax: it is cut into words (Unicode letters, digits, `_`), each
+word is escaped and lowercased (so `AND`/`OR`/`NOT` are words, not operators), and the words are OR-ed in each
+field. The tenant clause is a phrase with boost 0: it restricts the hits without adding to their score.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+MAX_TERMS = 64
+# Substring fallback (GoClaw's ILIKE pass): at most this many keywords, each at least this long.
+MAX_FALLBACK_KEYWORDS = 5
+MIN_FALLBACK_KEYWORD = 3
+# Han, kana and hangul: scripts written without spaces, where one "word" may be a whole phrase.
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+_WORD = re.compile(r"\w+")
+_SPECIAL = re.compile(r'([+\-&|!(){}\[\]^"~*?:\\/])')
+# Words too common to say anything in a substring scan or a snippet (Lucene's English stop words and a few more).
+STOP_WORDS = frozenset({
+    "a", "an", "as", "at", "be", "by", "if", "in", "is", "it", "no", "of", "on", "or", "to", "such",
+    "the", "and", "for", "are", "but", "not", "you", "all", "any", "can", "had", "her", "was", "one", "our", "out",
+    "has", "him", "his", "how", "its", "may", "new", "now", "see", "two", "who", "did", "get", "let", "put", "say",
+    "she", "too", "use", "with", "this", "that", "from", "they", "will", "would", "there", "their", "what", "which",
+    "when", "where", "into", "than", "then", "them", "these", "those", "been", "have", "were", "does",
+})
+
+
+def escape(term: str) -> str:
+    """A term with every Lucene syntax character backslash-escaped."""
+    return _SPECIAL.sub(r"\\\1", term)
+
+
+def query_terms(text: str) -> list[str]:
+    """Distinct lowercased words of the text, in order, at most MAX_TERMS."""
+    seen: dict[str, None] = {}
+    for word in _WORD.findall(text.casefold()):
+        seen.setdefault(word, None)
+        if len(seen) == MAX_TERMS:
+            break
+    return list(seen)
+
+
+def fulltext_query(terms: Sequence[str], fields: Sequence[str], tenant: str | None = None,
+                   boosts: dict[str, float] | None = None) -> str | None:
+    """`+tenantId:"t"^0 +(title:(a b) body:(a b) …)`, or None when there is no word to search for."""
+    if not terms:
+        return None
+    group = " ".join(escape(term) for term in terms)
+    boosts = boosts or {}
+    clauses = " ".join(f"{field}:({group})" + (f"^{boosts[field]:g}" if field in boosts else "") for field in fields)
+    query = f"+({clauses})"
+    if tenant is not None:
+        query = f'+tenantId:"{escape(tenant)}"^0 {query}'
+    return query
+
+
+def fallback_keywords(terms: Sequence[str]) -> list[str]:
+    """Keywords for the substring scan: long enough, not stop words; runs of CJK text become bigrams."""
+    keywords: dict[str, None] = {}
+    for term in terms:
+        if _CJK.search(term):
+            grams = [term] if len(term) <= 2 else [term[i : i + 2] for i in range(len(term) - 1)]
+            for gram in grams:
+                keywords.setdefault(gram, None)
+        elif len(term) >= MIN_FALLBACK_KEYWORD and term not in STOP_WORDS:
+            keywords.setdefault(term, None)
+    return list(keywords)[:MAX_FALLBACK_KEYWORDS]

@@ -1,0 +1,329 @@
+"""The five phases for one batch of claimed documents: prepare → summarize → embed → classify → wikilinks.
+
+Each phase is entered in Neo4j (and published) for the whole batch before it runs, and its output is persisted on
+the documents before the next phase starts, so a crash loses at most the phase in flight. A failure inside a
+phase fails only the documents it concerns; a failure of the phase as a whole (the model is down, Neo4j is away)
+fails the batch's remaining documents for this attempt. Writes only touch documents this worker still holds.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import defaultdict
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, replace
+from typing import Any, Protocol
+
+import numpy as np
+import structlog
+from neo4j import AsyncManagedTransaction
+
+from vaultgraph.domain import Document, EnrichmentStage
+from vaultgraph.errors import AppError
+from vaultgraph.events import DocumentStageChanged, EventBus
+from vaultgraph.graph import enrichment as cypher
+from vaultgraph.graph.session import Graph
+from vaultgraph.models import ModelClient, ModelError
+from vaultgraph.services.wikilink_sync import sync_wikilinks
+from vaultgraph.text.wikilinks import parse
+from vaultgraph.workers.classify import NO_CHAT_DETAIL, LinkClassifier
+from vaultgraph.workers.jobs import Job, Outcome, Result, active
+from vaultgraph.workers.prepare import read_for_enrichment
+from vaultgraph.workers.prompts import embedding_text
+from vaultgraph.workers.summarize import Summarizer
+from vaultgraph.workers.taxonomy import Taxonomy, load_taxonomy
+from vaultgraph.workspace import Workspace, check_key
+
+log = structlog.get_logger(__name__)
+
+CATEGORY_MIN_COSINE = 0.2  # offline category pick: below this, nothing in the taxonomy fits and it is Others
+UNCHANGED_DETAIL = "unchanged since the last enrichment"
+
+
+class ChunkIndexReport(Protocol):
+    @property
+    def indexed(self) -> bool: ...
+
+    @property
+    def error(self) -> str | None: ...
+
+
+class ChunkIndexer(Protocol):
+    """The hook for chunk-level embeddings (search, issue 5's `services.indexing.Indexer` fits it): called at the
+    end of the embed phase with the document as summarized and the text read."""
+
+    async def index_document(self, document: Document, content: str) -> ChunkIndexReport: ...
+
+
+@dataclass(frozen=True, slots=True)
+class PipelineConfig:
+    worker_id: str
+    lease_seconds: float
+    max_bytes: int
+
+
+class PhaseTimings:
+    """Seconds spent per phase (summed over batches) and documents through it, for benchmarks and logs."""
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = defaultdict(float)
+        self.documents: dict[str, int] = defaultdict(int)
+
+    def add(self, phase: str, seconds: float, documents: int) -> None:
+        self.seconds[phase] += seconds
+        self.documents[phase] += documents
+
+
+class Pipeline:
+    def __init__(self, graph: Graph, workspace: Workspace, models: ModelClient, bus: EventBus,
+                 config: PipelineConfig, chunk_indexer: ChunkIndexer | None = None) -> None:
+        self.graph = graph
+        self.workspace = workspace
+        self.models = models
+        self.bus = bus
+        self.config = config
+        self.chunk_indexer = chunk_indexer
+        self.summarizer = Summarizer(models)
+        self.classifier = LinkClassifier(graph, models)
+        self.timings = PhaseTimings()
+        self._category_vectors: dict[tuple[str, ...], np.ndarray[Any, np.dtype[np.float32]]] = {}
+
+    async def run(self, tenant: str, jobs: list[Job]) -> None:
+        """Take the jobs as far as they go; each ends with a `result` (DONE and SKIPPED are written here)."""
+        taxonomy = await asyncio.to_thread(load_taxonomy, self.workspace.root / check_key(tenant, "tenant"))
+        phases: list[tuple[EnrichmentStage, Callable[[str, list[Job], Taxonomy], Awaitable[None]]]] = [
+            (EnrichmentStage.PREPARE, self._prepare),
+            (EnrichmentStage.SUMMARIZE, self._summarize),
+            (EnrichmentStage.EMBED, self._embed),
+            (EnrichmentStage.CLASSIFY, self._classify),
+            (EnrichmentStage.WIKILINKS, self._wikilinks),
+        ]
+        for stage, phase in phases:
+            detail = NO_CHAT_DETAIL if stage is EnrichmentStage.CLASSIFY and not self.models.chat_available else None
+            running = await self._enter(tenant, active(jobs), stage, detail)
+            if not running:
+                return
+            started = time.perf_counter()
+            try:
+                await phase(tenant, running, taxonomy)
+            except Exception as exc:  # the phase as a whole failed: its documents fail this attempt, nothing more
+                if not isinstance(exc, AppError | OSError):
+                    log.error("enrichment phase crashed", phase=stage.value, tenant=tenant,
+                              documents=[job.id for job in running], exc_info=exc)
+                retryable = exc.retryable if isinstance(exc, ModelError) else True
+                reason = exc.message if isinstance(exc, AppError) else f"{exc.__class__.__name__}: {exc}"
+                for job in active(running):
+                    job.fail(f"{stage.value.lower()}: {reason}", retryable=retryable)
+            self.timings.add(stage.value, time.perf_counter() - started, len(running))
+        await self._finish(tenant, active(jobs))
+
+    async def _publish(self, tenant: str, jobs: dict[str, Job], marks: list[cypher.StageMark],
+                       stage: EnrichmentStage, error: Callable[[Job], str | None] = lambda job: None) -> None:
+        for mark in marks:
+            job = jobs[mark.document_id]
+            await self.bus.publish(DocumentStageChanged(
+                tenant_id=tenant, document_id=job.id, owner_key=job.document.owner.key, stage=stage,
+                attempt=job.attempt, error=error(job), at=mark.at, detail=job.detail,
+            ))
+
+    async def _enter(self, tenant: str, jobs: list[Job], stage: EnrichmentStage, detail: str | None) -> list[Job]:
+        """Persist and publish the stage for every job; the ones whose claim is gone drop out."""
+        if not jobs:
+            return []
+        rows = [{"id": job.id, "attempt": job.attempt} for job in jobs]
+        marks = await self.graph.write(cypher.advance_stage, tenant, self.config.worker_id, stage, rows,
+                                       self.config.lease_seconds)
+        held = {mark.document_id for mark in marks}
+        for job in jobs:
+            if job.id not in held:
+                job.lose()
+            elif detail is not None:
+                job.detail = detail
+        await self._publish(tenant, {job.id: job for job in jobs}, marks, stage)
+        return [job for job in jobs if job.id in held]
+
+    async def _end(self, tenant: str, jobs: list[Job], stage: EnrichmentStage) -> None:
+        """Write FAILED or SKIPPED with each job's reason and give the claims up."""
+        if not jobs:
+            return
+        rows = [{"id": job.id, "error": job.result.reason if job.result else None, "attempt": job.attempt}
+                for job in jobs]
+        marks = await self.graph.write(cypher.end_with, tenant, self.config.worker_id, stage, rows)
+        await self._publish(tenant, {job.id: job for job in jobs}, marks, stage,
+                            lambda job: job.result.reason if job.result else None)
+
+    async def record_failures(self, tenant: str, jobs: list[Job]) -> None:
+        """FAILED with the reason, after the last attempt (or at once when retrying cannot help)."""
+        await self._end(tenant, jobs, EnrichmentStage.FAILED)
+
+    async def _finish(self, tenant: str, jobs: list[Job]) -> None:
+        if not jobs:
+            return
+        rows = [{"id": job.id, "enrichedHash": job.content_hash, "detail": job.detail, "attempt": job.attempt}
+                for job in jobs]
+        marks = await self.graph.write(cypher.finish, tenant, self.config.worker_id, rows)
+        done = {mark.document_id for mark in marks}
+        for job in jobs:
+            job.result = Result(Outcome.DONE) if job.id in done else Result(Outcome.LOST)
+        await self._publish(tenant, {job.id: job for job in jobs}, marks, EnrichmentStage.DONE)
+
+    async def _prepare(self, tenant: str, jobs: list[Job], taxonomy: Taxonomy) -> None:
+        rows, unchanged = [], []
+        for job in jobs:
+            document = job.document
+            target = self.workspace.file_for(tenant, document.owner, document.path)
+            read = await read_for_enrichment(self.workspace, target, document.path, self.config.max_bytes)
+            if read.skip_reason is not None:
+                job.skip(read.skip_reason)
+                continue
+            if read.fail_reason is not None:
+                job.fail(read.fail_reason, retryable=False)
+                continue
+            job.content, job.content_hash = read.text, read.sha256
+            if read.sha256 != document.content_hash or read.size != document.size_bytes:
+                rows.append({"id": job.id, "contentHash": read.sha256, "sizeBytes": read.size})
+            if read.sha256 == job.claimed.enriched_hash and job.saved_summary is not None:
+                job.detail = UNCHANGED_DETAIL
+                unchanged.append(job)
+        if rows:
+            await self.graph.write(cypher.save_prepared, tenant, self.config.worker_id, rows)
+        await self._end(tenant, [job for job in jobs if job.result and job.result.outcome is Outcome.SKIPPED],
+                        EnrichmentStage.SKIPPED)
+        await self._finish(tenant, unchanged)
+
+    async def _summarize(self, tenant: str, jobs: list[Job], taxonomy: Taxonomy) -> None:
+        fresh = []
+        for job in jobs:
+            saved = job.saved_summary
+            if saved is not None and saved[0] == job.content_hash:
+                job.summary = saved[1]
+            else:
+                fresh.append(job)
+        await self.summarizer.summarize(fresh, taxonomy)
+        rows = []
+        for job in active(fresh):
+            assert job.summary is not None and job.content_hash is not None  # set by summarize() or failed
+            category = None if job.claimed.explicit_category or job.category is None else job.category
+            rows.append({"id": job.id, "summary": job.summary, "summaryHash": job.content_hash,
+                         "category": category})
+        if rows:
+            await self.graph.write(cypher.save_summaries, tenant, self.config.worker_id, rows)
+            for job in active(fresh):
+                job.saved_summary = (job.content_hash or "", job.summary or "")
+
+    async def _embed(self, tenant: str, jobs: list[Job], taxonomy: Taxonomy) -> None:
+        texts = [embedding_text(job.document.title, job.document.path, job.summary) for job in jobs]
+        vectors = await self.models.embed(texts)
+        dimensions = self.models.embedding_dimensions
+        for job, vector in zip(jobs, vectors, strict=True):
+            job.vector = vector
+        picks = await self._offline_categories(jobs, taxonomy)
+        rows = [{"id": job.id, "vector": job.vector, "embeddedHash": f"{self.embedding_marker}{job.content_hash}",
+                 "category": picks.get(job.id)} for job in jobs]
+        await self.graph.write(cypher.save_embeddings, tenant, self.config.worker_id, dimensions, rows)
+        if self.chunk_indexer is not None:
+            for job in jobs:
+                await self._index_chunks(self.chunk_indexer, job)
+
+    async def _index_chunks(self, indexer: ChunkIndexer, job: Job) -> None:
+        document = replace(job.document, summary=job.summary)
+        try:
+            report = await indexer.index_document(document, job.content or "")
+        except Exception as exc:  # one document's failure stays that document's
+            if not isinstance(exc, AppError | OSError):
+                log.error("chunk indexing crashed", document=job.id, exc_info=exc)
+            job.fail(f"chunk indexing: {exc.__class__.__name__}: {exc}", retryable=True)
+            return
+        if not report.indexed:
+            job.fail(f"chunk indexing: {report.error or 'not indexed'}", retryable=True)
+
+    @property
+    def embedding_marker(self) -> str:
+        """Model and dimension a stored vector was made with; `embeddedHash` starts with it."""
+        return f"{self.models.embedding_model_name}/{self.models.embedding_dimensions}/"
+
+    async def reembed(self, tenant: str, claimed: list[cypher.Claimed]) -> None:
+        """Replace the vectors of finished documents made with another model; their stage stays DONE (and their
+        old vector serves) until the new one is written. The claims are given back either way."""
+        ids = [c.document.id for c in claimed]
+        try:
+            texts = [embedding_text(c.document.title, c.document.path, c.document.summary) for c in claimed]
+            vectors = await self.models.embed(texts)
+            rows = [{"id": c.document.id, "vector": vector, "category": None,
+                     "embeddedHash": f"{self.embedding_marker}{c.document.content_hash}"}
+                    for c, vector in zip(claimed, vectors, strict=True)]
+            await self.graph.write(cypher.save_embeddings, tenant, self.config.worker_id,
+                                   self.models.embedding_dimensions, rows)
+        finally:
+            await self.graph.write(cypher.release, tenant, ids, self.config.worker_id)
+
+    async def _offline_categories(self, jobs: list[Job], taxonomy: Taxonomy) -> dict[str, str]:
+        """Without a chat model, the category whose description is nearest the document's vector."""
+        if self.models.chat_available:
+            return {}
+        wanted = [job for job in jobs if not job.claimed.explicit_category]
+        if not wanted:
+            return {}
+        choosable = taxonomy.choosable()
+        key = tuple(f"{c.id}: {c.description}" for c in choosable)
+        matrix = self._category_vectors.get(key)
+        if matrix is None:
+            matrix = np.asarray(await self.models.embed(list(key)), dtype=np.float32)
+            matrix /= np.clip(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12, None)
+            self._category_vectors[key] = matrix
+        picks = {}
+        for job in wanted:
+            vector = np.asarray(job.vector, dtype=np.float32)
+            scores = matrix @ (vector / max(float(np.linalg.norm(vector)), 1e-12))
+            best = int(np.argmax(scores))
+            picks[job.id] = choosable[best].id if scores[best] >= CATEGORY_MIN_COSINE else taxonomy.pick(None)
+        return picks
+
+    async def _classify(self, tenant: str, jobs: list[Job], taxonomy: Taxonomy) -> None:
+        if self.models.chat_available:
+            # One chat call per document (each has its own candidates), the batch's calls side by side.
+            await asyncio.gather(*(self._classify_one(tenant, job) for job in jobs))
+
+    async def _classify_one(self, tenant: str, job: Job) -> None:
+        try:
+            rows = await self.classifier.links_for(tenant, job)
+            if not await self.graph.write(self._links_tx, tenant, job.id, rows):
+                job.lose()
+        except ModelError as exc:
+            job.fail(f"classify: {exc.message}", retryable=exc.retryable)
+        except Exception as exc:  # this document's failure stays this document's
+            if not isinstance(exc, AppError | OSError):
+                log.error("link classification crashed", document=job.id, exc_info=exc)
+            job.fail(f"classify: {exc.__class__.__name__}: {exc}", retryable=True)
+
+    async def _links_tx(self, tx: AsyncManagedTransaction, tenant: str, id: str, rows: list[dict[str, Any]]) -> bool:
+        if await cypher.held_document(tx, tenant, id, self.config.worker_id) is None:
+            return False
+        await cypher.replace_classified_links(tx, tenant, id, rows)
+        return True
+
+    async def _wikilinks(self, tenant: str, jobs: list[Job], taxonomy: Taxonomy) -> None:
+        """The batch in one transaction; if that fails, each document in its own, so one bad text fails alone."""
+        try:
+            held = await self.graph.write(self._wikilinks_tx, tenant, jobs)
+        except Exception as exc:
+            log.warning("batched wikilink sync failed, retrying per document", tenant=tenant, reason=str(exc))
+            held = set()
+            for job in jobs:
+                try:
+                    held |= await self.graph.write(self._wikilinks_tx, tenant, [job])
+                except Exception as job_exc:  # this document's failure stays this document's
+                    job.fail(f"wikilinks: {job_exc.__class__.__name__}: {job_exc}", retryable=True)
+        for job in active(jobs):
+            if job.id not in held:
+                job.lose()
+
+    async def _wikilinks_tx(self, tx: AsyncManagedTransaction, tenant: str, jobs: list[Job]) -> set[str]:
+        held = set()
+        for job in jobs:
+            document = await cypher.held_document(tx, tenant, job.id, self.config.worker_id)
+            if document is not None:
+                await sync_wikilinks(tx, document, parse(job.content or "").links, bind_own_refs=False)
+                held.add(job.id)
+        return held

@@ -1,0 +1,302 @@
+"""The enrichment workers: fair queues in, at most N batches at once, leases in Neo4j, retries, resume.
+
+Work arrives three ways: `DocumentQueued` events on the bus, a sweep at start (so a restart resumes every
+unfinished document) and a periodic sweep (documents whose lease ran out because a worker died, and work queued
+by other processes). A batch is up to five documents of one tenant:agent queue; it is claimed in Neo4j, and only
+what this worker won is processed. Each attempt runs under a growing timeout (5, 7, 10 minutes by default) after
+a growing pause (0, 2, 4 s); a document still failing after the last attempt ends FAILED with the reason.
+A heartbeat keeps the leases of held documents alive; stopping releases them so the next start resumes at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import socket
+import uuid
+from dataclasses import dataclass, field
+
+import structlog
+
+from vaultgraph.config import Settings
+from vaultgraph.domain import EnrichmentStage
+from vaultgraph.events import DocumentQueued, Event, EventBus, Subscription
+from vaultgraph.graph import enrichment as cypher
+from vaultgraph.graph.session import Graph
+from vaultgraph.models import ModelClient
+from vaultgraph.workers.fair_queue import Batch, FairQueue
+from vaultgraph.workers.jobs import Job, Outcome, active
+from vaultgraph.workers.pipeline import ChunkIndexer, Pipeline, PipelineConfig
+from vaultgraph.workspace import Workspace
+
+log = structlog.get_logger(__name__)
+
+SWEEP_LIMIT = 10_000
+INTAKE_QUEUE_SIZE = 100_000  # the sweep recovers anything that overflows it
+
+
+@dataclass(frozen=True, slots=True)
+class PoolConfig:
+    batch_size: int = 5
+    max_concurrent_batches: int = 3
+    attempt_timeouts: tuple[float, ...] = (300.0, 420.0, 600.0)
+    retry_backoff: tuple[float, ...] = (0.0, 2.0, 4.0)
+    lease_seconds: float = 60.0
+    sweep_seconds: float = 30.0
+    tenants: frozenset[str] | None = None  # serve only these tenants (None: all)
+    batch_linger: float = 0.1  # a short wait for a queue to fill a batch before taking a partial one
+
+    def __post_init__(self) -> None:
+        if not self.attempt_timeouts or len(self.retry_backoff) < len(self.attempt_timeouts):
+            raise ValueError("give one timeout per attempt, and at least as many backoff pauses")
+        if self.batch_size < 1 or self.max_concurrent_batches < 1:
+            raise ValueError("batch_size and max_concurrent_batches must be at least 1")
+
+    @property
+    def attempts(self) -> int:
+        return len(self.attempt_timeouts)
+
+
+def build_worker_pool(settings: Settings, graph: Graph, workspace: Workspace, models: ModelClient, bus: EventBus,
+                      chunk_indexer: ChunkIndexer | None = None, tenants: frozenset[str] | None = None) -> WorkerPool:
+    """The pool the settings describe. Builds objects only; `start()` (the lifespan's job) starts tasks."""
+    pipeline = Pipeline(graph, workspace, models, bus, PipelineConfig(
+        worker_id=new_worker_id(), lease_seconds=settings.enrichment_lease_seconds,
+        max_bytes=settings.enrichment_max_bytes,
+    ), chunk_indexer)
+    config = PoolConfig(
+        batch_size=settings.enrichment_batch_size, max_concurrent_batches=settings.enrichment_concurrency,
+        attempt_timeouts=tuple(settings.enrichment_attempt_timeouts),
+        retry_backoff=tuple(settings.enrichment_retry_backoff), lease_seconds=settings.enrichment_lease_seconds,
+        sweep_seconds=settings.enrichment_sweep_seconds,
+        tenants=tenants if tenants is not None else _tenants(settings.enrichment_tenants),
+    )
+    return WorkerPool(graph, bus, pipeline, config)
+
+
+def _tenants(names: list[str] | None) -> frozenset[str] | None:
+    return frozenset(names) if names else None
+
+
+def new_worker_id() -> str:
+    """Unique per process start: a lease names who holds it, for logs and for `claimedBy` checks."""
+    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+
+
+@dataclass
+class _Held:
+    """Documents of one batch this worker holds, for the heartbeat and for releasing on stop."""
+
+    tenant_id: str
+    ids: set[str] = field(default_factory=set)
+
+
+class WorkerPool:
+    def __init__(self, graph: Graph, bus: EventBus, pipeline: Pipeline, config: PoolConfig) -> None:
+        self.graph = graph
+        self.bus = bus
+        self.pipeline = pipeline
+        self.config = config
+        self.worker_id = pipeline.config.worker_id
+        self.queue = FairQueue()
+        self._slots = asyncio.Semaphore(config.max_concurrent_batches)
+        self._held: list[_Held] = []
+        self._requeue: dict[tuple[str, str], str | None] = {}
+        self._batches: set[asyncio.Task[None]] = set()
+        self._tasks: list[asyncio.Task[None]] = []
+        self._subscription: Subscription | None = None
+        self.batches_started = 0
+
+    def _serves(self, tenant_id: str) -> bool:
+        return self.config.tenants is None or tenant_id in self.config.tenants
+
+    def _in_flight(self, tenant_id: str, document_id: str) -> bool:
+        return any(held.tenant_id == tenant_id and document_id in held.ids for held in self._held)
+
+    def enqueue(self, tenant_id: str, document_id: str, agent_id: str | None) -> None:
+        """Queue a document (no-op when it is queued already; requeued after its batch when in flight)."""
+        if not self._serves(tenant_id):
+            return
+        if self._in_flight(tenant_id, document_id):
+            self._requeue[(tenant_id, document_id)] = agent_id
+            return
+        self.queue.put(tenant_id, agent_id, document_id)
+
+    async def start(self) -> None:
+        """Start intake, scheduler, heartbeat and sweeper. Called by the lifespan (or a worker process)."""
+        accept = (lambda event: isinstance(event, DocumentQueued))  # noqa: E731 (a filter, named by its use)
+        self._subscription = self.bus.subscribe(accept, capacity=INTAKE_QUEUE_SIZE, label=f"workers {self.worker_id}")
+        self._tasks = [
+            asyncio.create_task(self._intake(self._subscription), name="enrichment-intake"),
+            asyncio.create_task(self._sweeper(), name="enrichment-sweeper"),
+            asyncio.create_task(self._scheduler(), name="enrichment-scheduler"),
+            asyncio.create_task(self._heartbeat(), name="enrichment-heartbeat"),
+            asyncio.create_task(self._reembedder(), name="enrichment-reembedder"),
+        ]
+        log.info("enrichment workers started", worker=self.worker_id, batches=self.config.max_concurrent_batches)
+
+    async def stop(self, release_leases: bool = True) -> None:
+        """Cancel everything; give held leases back unless told not to (a test simulating a crash)."""
+        held = [(h.tenant_id, sorted(h.ids)) for h in self._held]
+        tasks = [*self._tasks, *self._batches]
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        self._tasks.clear()
+        if self._subscription is not None:
+            await self._subscription.close()
+        if release_leases:
+            for tenant_id, ids in held:
+                try:
+                    await self.graph.write(cypher.release, tenant_id, ids, self.worker_id)
+                except Exception as exc:  # their leases run out on their own; nothing is lost
+                    log.warning("could not release leases", tenant=tenant_id, reason=str(exc))
+        log.info("enrichment workers stopped", worker=self.worker_id)
+
+    async def _intake(self, subscription: Subscription) -> None:
+        event: Event
+        async for event in subscription:
+            if isinstance(event, DocumentQueued):
+                self.enqueue(event.tenant_id, event.document_id, event.agent_id)
+
+    async def sweep(self) -> int:
+        """Queue every claimable unfinished document; returns how many were new to the queue."""
+        tenants = sorted(self.config.tenants) if self.config.tenants is not None else None
+        pending = await self.graph.read(cypher.claimable, tenants, SWEEP_LIMIT)
+        before = len(self.queue)
+        for item in pending:
+            if not self._in_flight(item.tenant_id, item.document_id):
+                self.enqueue(item.tenant_id, item.document_id, item.agent_id)
+        return len(self.queue) - before
+
+    async def _sweeper(self) -> None:
+        while True:
+            try:
+                added = await self.sweep()
+                if added:
+                    log.info("enrichment sweep queued documents", count=added)
+            except Exception as exc:  # Neo4j away: try again next round
+                log.warning("enrichment sweep failed", reason=str(exc))
+            await asyncio.sleep(self.config.sweep_seconds)
+
+    async def reembed_stale(self) -> int:
+        """Re-embed, a batch at a time and only while no enrichment waits, finished documents whose vector came
+        from another embedding model; returns how many were re-embedded."""
+        tenants = sorted(self.config.tenants) if self.config.tenants is not None else None
+        marker = self.pipeline.embedding_marker
+        stale = await self.graph.read(cypher.stale_embeddings, tenants, marker, self.config.batch_size * 20)
+        by_tenant: dict[str, list[str]] = {}
+        for item in stale:
+            by_tenant.setdefault(item.tenant_id, []).append(item.document_id)
+        done = 0
+        for tenant_id, ids in by_tenant.items():
+            for start in range(0, len(ids), self.config.batch_size):
+                if self.queue:
+                    return done  # enrichment first
+                async with self._slots:
+                    claimed = await self.graph.write(cypher.claim_stale_embeddings, tenant_id,
+                                                     ids[start:start + self.config.batch_size], self.worker_id,
+                                                     marker, self.config.lease_seconds)
+                    if claimed:
+                        await self.pipeline.reembed(tenant_id, claimed)
+                        done += len(claimed)
+        return done
+
+    async def _reembedder(self) -> None:
+        while True:
+            try:
+                count = await self.reembed_stale()
+                if count:
+                    log.info("re-embedded documents for the current embedding model", count=count)
+            except Exception as exc:  # Neo4j or the model away: next round
+                log.warning("background re-embedding failed", reason=str(exc))
+            await asyncio.sleep(self.config.sweep_seconds)
+
+    async def _heartbeat(self) -> None:
+        while True:
+            await asyncio.sleep(self.config.lease_seconds / 3)
+            for held in list(self._held):
+                if not held.ids:
+                    continue
+                try:
+                    await self.graph.write(cypher.renew_leases, held.tenant_id, sorted(held.ids), self.worker_id,
+                                           self.config.lease_seconds)
+                except Exception as exc:  # the next write of the batch finds out whether the claim survived
+                    log.warning("lease renewal failed", tenant=held.tenant_id, reason=str(exc))
+
+    async def _scheduler(self) -> None:
+        while True:
+            await self._slots.acquire()
+            try:
+                batch = await self.queue.get(self.config.batch_size, self.config.batch_linger)
+            except BaseException:
+                self._slots.release()
+                raise
+            self.batches_started += 1
+            task = asyncio.create_task(self._run(batch), name=f"enrichment-batch-{self.batches_started}")
+            self._batches.add(task)
+            task.add_done_callback(self._batch_done)
+
+    def _batch_done(self, task: asyncio.Task[None]) -> None:
+        self._batches.discard(task)
+        self._slots.release()
+        for (tenant_id, document_id), agent_id in list(self._requeue.items()):
+            if not self._in_flight(tenant_id, document_id):
+                del self._requeue[(tenant_id, document_id)]
+                self.queue.put(tenant_id, agent_id, document_id)
+
+    async def _run(self, batch: Batch) -> None:
+        tenant = batch.tenant_id
+        held = _Held(tenant, set(batch.document_ids))
+        self._held.append(held)
+        jobs: list[Job] = []
+        try:
+            claimed = await self.graph.write(cypher.claim, tenant, batch.document_ids, self.worker_id,
+                                             self.config.lease_seconds)
+            held.ids = {c.document.id for c in claimed}
+            jobs = [Job(c, self._first_attempt(c)) for c in claimed]
+            await self._attempts(tenant, jobs)
+        except Exception as exc:  # the batch itself broke (Neo4j away mid-batch): record what can be recorded
+            log.error("enrichment batch failed", tenant=tenant, documents=batch.document_ids, exc_info=exc)
+            leftover = [job for job in jobs if job.active]
+            for job in leftover:
+                job.fail(f"the worker could not finish this batch: {exc}", retryable=False)
+            with contextlib.suppress(Exception):  # if Neo4j is down too, the lease runs out and a sweep retries
+                await self.pipeline.record_failures(tenant, leftover)
+        finally:
+            self._held.remove(held)
+
+    def _first_attempt(self, claimed: cypher.Claimed) -> int:
+        # A document found mid-pipeline was interrupted (its worker died): that run counts as an attempt, so a
+        # document that crashes workers cannot loop forever.
+        interrupted = claimed.document.enrichment.stage not in (EnrichmentStage.QUEUED, *cypher.FINAL_STAGES)
+        return claimed.attempt + 1 if interrupted else 1
+
+    async def _attempts(self, tenant: str, jobs: list[Job]) -> None:
+        exhausted = [job for job in jobs if job.attempt > self.config.attempts]
+        for job in exhausted:
+            job.fail(f"enrichment was interrupted {job.attempt - 1} times", retryable=False)
+        await self.pipeline.record_failures(tenant, exhausted)
+        pending = [job for job in jobs if job.attempt <= self.config.attempts]
+        while pending:
+            index = min(job.attempt for job in pending) - 1
+            pause = self.config.retry_backoff[index]
+            if pause > 0:
+                await asyncio.sleep(pause)
+            timeout = self.config.attempt_timeouts[index]
+            try:
+                async with asyncio.timeout(timeout):
+                    await self.pipeline.run(tenant, pending)
+            except TimeoutError:
+                for job in active(pending):
+                    job.fail(f"the attempt timed out after {timeout:g} s", retryable=True)
+            failed = [job for job in pending if job.result is not None and job.result.outcome is Outcome.FAILED]
+            final = [job for job in failed if not job.result or not job.result.retryable
+                     or job.attempt >= self.config.attempts]
+            await self.pipeline.record_failures(tenant, final)
+            pending = [job.for_retry() for job in failed if job not in final]
+            for job in pending:
+                log.info("enrichment retry", tenant=tenant, document=job.id, attempt=job.attempt)

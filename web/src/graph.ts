@@ -1,0 +1,404 @@
+// The graph pane: sigma (WebGL) over a graphology graph, laid out by ForceAtlas2 in a web worker. Nodes are
+// coloured by type, edges styled by link type; ghosts are never drawn (the API's graph view has none, and links
+// whose `to` is null are skipped here). Click focuses a node, double-click expands its neighbourhood by one hop,
+// and a graph-mode search hit's path is highlighted.
+
+import Graph from "graphology";
+import forceAtlas2 from "graphology-layout-forceatlas2";
+import FA2Layout from "graphology-layout-forceatlas2/worker";
+import type { Attributes } from "graphology-types";
+import Sigma, { DEFAULT_STYLES } from "sigma";
+import type { EdgeDisplayData, NodeDisplayData } from "sigma/types";
+
+import type { Api } from "./api";
+import { byId, fill, h } from "./dom";
+import {
+  type EdgeAttrs, FADED_EDGE, FADED_NODE, type NodeAttrs, PATH_COLOR, PRIMITIVES, type Renderer, SOLID, label, renderLegend,
+} from "./graph-style";
+import { edgeStyle, typeColor } from "./palette";
+import { GRAPH_VIEW } from "./queries";
+import { type Item, type Link, type PathStep, type Store, typeKey } from "./store";
+import { attempt } from "./toast";
+
+interface GraphViewData {
+  graph: {
+    truncated: boolean;
+    nodes: Item[];
+    edges: { id: string; type: string; origin: string; confidence: number | null; from: { id: string }; to: { id: string } | null }[];
+  };
+}
+
+export const GRAPH_LIMIT = 2000; // the server's cap on one graph view
+
+export class GraphPane {
+  readonly graph = new Graph<NodeAttrs, EdgeAttrs>({ multi: true, type: "directed", allowSelfLoops: true });
+  sigma: Renderer | null = null;
+  private layout: FA2Layout<NodeAttrs, EdgeAttrs> | null = null;
+  private layoutTimer = 0;
+  private focus: Set<string> | null = null;
+  private pathNodes: Set<string> | null = null;
+  private pathEdges: Set<string> | null = null;
+  private truncated = false;
+  private readonly container = byId("graph-canvas");
+  private readonly status = byId("graph-status");
+  private readonly legend = byId("graph-legend");
+  private readonly empty = byId("graph-empty");
+
+  constructor(private readonly api: Api, private readonly store: Store) {
+    store.on("select", (id) => this.onSelect(id));
+    store.on("filters", () => this.sigma?.refresh());
+    store.on("item", (id) => this.refreshNode(id));
+    store.on("path", (path) => this.showPath(path));
+    this.bindToolbar();
+  }
+
+  /** Create the renderer. Fails with a readable message when the browser has no WebGL2. */
+  mount(): void {
+    try {
+      this.sigma = new Sigma<NodeAttrs, EdgeAttrs, Attributes, {}, {}, {}, typeof PRIMITIVES>(this.graph, this.container, {
+        primitives: PRIMITIVES,
+        styles: {
+          nodes: [DEFAULT_STYLES.nodes, { labelColor: "#2b2f3a", labelSize: 12 }],
+          edges: [DEFAULT_STYLES.edges, {
+            head: { attribute: "head", defaultValue: "none" },
+            dash: { attribute: "dash", defaultValue: SOLID.dash },
+            gap: { attribute: "gap", defaultValue: SOLID.gap },
+          }],
+        },
+        nodeReducer: (key, _data, attrs) => this.reduceNode(key, attrs),
+        edgeReducer: (key, _data, attrs) => this.reduceEdge(key, attrs),
+        settings: {
+          renderEdgeLabels: false,
+          labelDensity: 0.6,
+          labelRenderedSizeThreshold: 3,
+          hideEdgesOnMove: false,
+          zoomDuration: 200,
+          minCameraRatio: 0.05,
+          maxCameraRatio: 8,
+          stagePadding: 60,
+          itemSizesReference: "screen", // node sizes in pixels, whatever the layout's coordinate range
+          allowInvalidContainer: true, // the pane is hidden while the note editor shows; it resizes on return
+        },
+      });
+    } catch (err) {
+      fill(this.empty, h("p", { text: `The graph cannot be drawn here: ${(err as Error).message}` }));
+      this.empty.hidden = false;
+      return;
+    }
+    const s = this.sigma;
+    s.on("clickNode", ({ node }) => this.store.select(node));
+    s.on("doubleClickNode", (e) => {
+      e.preventSigmaDefault();
+      void this.expand(e.node);
+    });
+    s.on("clickStage", () => {
+      if (this.pathNodes) this.store.emit("path", null);
+    });
+    s.on("enterNode", () => this.container.classList.add("hovering"));
+    s.on("leaveNode", () => this.container.classList.remove("hovering"));
+  }
+
+  /** The pane became visible again (after the editor): take the container's size and redraw. */
+  shown(): void {
+    this.sigma?.resize(true);
+    this.sigma?.refresh();
+  }
+
+  private bindToolbar(): void {
+    byId("graph-fit").addEventListener("click", () => this.fit());
+    byId("graph-zoom-in").addEventListener("click", () => void this.sigma?.getCamera().zoomIn({ duration: 200 }));
+    byId("graph-zoom-out").addEventListener("click", () => void this.sigma?.getCamera().zoomOut({ duration: 200 }));
+    byId("graph-relayout").addEventListener("click", () => this.runLayout(2500));
+    byId("graph-reload").addEventListener("click", () => void this.load());
+    this.container.addEventListener("keydown", (e) => this.onKey(e));
+  }
+
+  /** Keyboard on the focused canvas: arrows pan, +/- zoom, 0 fits. */
+  private onKey(e: KeyboardEvent): void {
+    const camera = this.sigma?.getCamera();
+    if (!camera) return;
+    const step = 0.1 * camera.ratio;
+    const moves: Record<string, [number, number]> = {
+      ArrowLeft: [-step, 0], ArrowRight: [step, 0], ArrowUp: [0, step], ArrowDown: [0, -step],
+    };
+    if (moves[e.key]) {
+      const [dx, dy] = moves[e.key];
+      void camera.animate({ x: camera.x + dx, y: camera.y + dy }, { duration: 120 });
+    } else if (e.key === "+" || e.key === "=") void camera.zoomIn({ duration: 150 });
+    else if (e.key === "-") void camera.zoomOut({ duration: 150 });
+    else if (e.key === "0") this.fit();
+    else return;
+    e.preventDefault();
+  }
+
+  /** The whole graph in view; a handful of nodes is shown from further away, so they do not sit on the edges. */
+  fit(animate = true): void {
+    const camera = this.sigma?.getCamera();
+    if (!camera) return;
+    const state = { x: 0.5, y: 0.5, angle: 0, ratio: this.graph.order <= 12 ? 1.5 : 1 };
+    if (animate) void camera.animate(state, { duration: 300 });
+    else camera.setState(state);
+  }
+
+  /** The whole tenant's graph (newest items first, up to the server's cap). */
+  async load(): Promise<void> {
+    const data = await attempt("Loading the graph", () =>
+      this.api.request<GraphViewData>(GRAPH_VIEW, { center: null, hops: 1, limit: GRAPH_LIMIT }));
+    if (!data) return;
+    this.graph.clear();
+    this.truncated = data.graph.truncated;
+    this.merge(data.graph.nodes, data.graph.edges);
+    this.runLayout(this.graph.order > 800 ? 4000 : 2500, true);
+    this.fit(false);
+  }
+
+  /** Fetch one node's one-hop neighbourhood and add what is new, placed around it. */
+  async expand(id: string): Promise<number> {
+    const data = await attempt("Expanding the neighbourhood", () =>
+      this.api.request<GraphViewData>(GRAPH_VIEW, { center: id, hops: 1, limit: 500 }));
+    if (!data) return 0;
+    const before = this.graph.order;
+    this.merge(data.graph.nodes, data.graph.edges, id);
+    const added = this.graph.order - before;
+    this.status.dataset.expanded = id;
+    if (added > 0) {
+      this.runLayout(1200);
+      this.refocus();
+    }
+    this.updateStatus(added > 0 ? `+${added} from the neighbourhood` : "No new neighbours");
+    return added;
+  }
+
+  /**
+   * Add items and resolved edges; new nodes start around `near` (or at random) so the layout settles fast.
+   * `remember: false` draws them without adding them to the list (bench/explorer_frames.py draws synthetic graphs).
+   */
+  merge(items: Item[], edges: GraphViewData["graph"]["edges"], near?: string, remember = true): void {
+    const origin = near && this.graph.hasNode(near) ? this.graph.getNodeAttributes(near) : null;
+    for (const item of items) {
+      if (remember) this.store.upsert([item], true);
+      if (this.graph.hasNode(item.id)) {
+        this.graph.mergeNodeAttributes(item.id, { label: label(item.title), typeKey: typeKey(item), color: typeColor(typeKey(item)) });
+        continue;
+      }
+      const angle = Math.random() * 2 * Math.PI;
+      const radius = origin ? 1 + Math.random() * 3 : 10 + Math.random() * 90;
+      this.graph.addNode(item.id, {
+        label: label(item.title),
+        x: (origin?.x ?? 0) + Math.cos(angle) * radius,
+        y: (origin?.y ?? 0) + Math.sin(angle) * radius,
+        size: 5,
+        color: typeColor(typeKey(item)),
+        typeKey: typeKey(item),
+        degree: 0,
+      });
+    }
+    for (const e of edges) this.addEdge(e.id, e.type, e.from.id, e.to?.id ?? null);
+    this.resize();
+    if (remember) this.store.emit("items", undefined);
+  }
+
+  /** A link made or found elsewhere (detail panel, search path); ghosts (no `to`) are not drawn. */
+  addLink(link: Pick<Link, "id" | "type" | "from" | "to">): boolean {
+    const added = this.addEdge(link.id, link.type, link.from.id, link.to?.id ?? null);
+    if (added) {
+      this.resize();
+      this.runLayout(800);
+      this.refocus();
+    }
+    return added;
+  }
+
+  removeLink(id: string): void {
+    if (this.graph.hasEdge(id)) {
+      this.graph.dropEdge(id);
+      this.resize();
+      this.updateStatus();
+    }
+  }
+
+  /** Items created in this session (a saved note, a capture) join the graph without a reload. */
+  addItems(items: Item[]): void {
+    const fresh = items.filter((i) => !this.graph.hasNode(i.id));
+    this.merge(items, []);
+    if (fresh.length) this.runLayout(800);
+  }
+
+  private addEdge(id: string, type: string, from: string, to: string | null): boolean {
+    if (!to || !this.graph.hasNode(from) || !this.graph.hasNode(to) || this.graph.hasEdge(id)) return false;
+    const style = edgeStyle(type);
+    const dashed = style.gap > 0 ? { dash: 5, gap: style.gap } : SOLID;
+    this.graph.addDirectedEdgeWithKey(id, from, to, {
+      linkType: type, color: style.color, size: style.size, head: style.arrow ? "arrow" : "none", ...dashed,
+    });
+    return true;
+  }
+
+  /** Node size follows degree, so hubs read as hubs. */
+  private resize(): void {
+    // One batched update (one event for sigma), not one per node: this runs on every merge of a big graph.
+    this.graph.updateEachNodeAttributes((node, attrs) => {
+      const degree = this.graph.degree(node);
+      return { ...attrs, degree, size: 6 + Math.min(14, Math.sqrt(degree) * 2.5) };
+    });
+    // A big graph pans and zooms smoothly only without its edges and labels while the camera moves.
+    const big = this.graph.order > 1500;
+    if (this.sigma && this.sigma.getSetting("hideEdgesOnMove") !== big) {
+      this.sigma.setSettings({ hideEdgesOnMove: big, hideLabelsOnMove: big });
+    }
+    this.updateStatus();
+    this.renderLegend();
+    this.empty.hidden = this.graph.order > 0;
+  }
+
+  /** ForceAtlas2 in a web worker for `ms`, so a big graph settles without freezing the page. */
+  runLayout(ms: number, fresh = false): void {
+    if (this.graph.order === 0) return;
+    window.clearTimeout(this.layoutTimer);
+    this.layout?.kill();
+    if (this.graph.order <= 300) {
+      // Small graphs: synchronous iterations are instant and deterministic enough to read.
+      forceAtlas2.assign(this.graph, { iterations: fresh ? 300 : 120, settings: { ...forceAtlas2.inferSettings(this.graph), gravity: 3, scalingRatio: 6 } });
+      this.sigma?.refresh();
+      return;
+    }
+    const settings = { ...forceAtlas2.inferSettings(this.graph), barnesHutOptimize: this.graph.order > 500, slowDown: 3 };
+    this.layout = new FA2Layout(this.graph, { settings });
+    this.layout.start();
+    this.status.dataset.layout = "running";
+    this.layoutTimer = window.setTimeout(() => {
+      this.layout?.stop();
+      this.status.dataset.layout = "done";
+    }, ms);
+  }
+
+  private onSelect(id: string | null): void {
+    if (!id || !this.graph.hasNode(id)) {
+      this.focus = null;
+      this.sigma?.refresh();
+      return;
+    }
+    this.refocus();
+  }
+
+  /** Frame these nodes: the camera moves to their bounding box, zooming in no closer than a quarter. */
+  private centerOn(ids: string[]): void {
+    const s = this.sigma;
+    if (!s || !ids.length) return;
+    const points = ids.map((id) => s.getNodeDisplayData(id)).filter((d) => d !== undefined);
+    if (!points.length) return;
+    const xs = points.map((p) => p.x);
+    const ys = points.map((p) => p.y);
+    const [x0, x1, y0, y1] = [Math.min(...xs), Math.max(...xs), Math.min(...ys), Math.max(...ys)];
+    const camera = s.getCamera();
+    const span = Math.max(x1 - x0, y1 - y0);
+    // One node alone: pan to it and keep the zoom; a neighbourhood: frame it, no closer than a third.
+    const ratio = span === 0 ? camera.ratio : Math.min(1.2, Math.max(0.33, span * 1.35));
+    void camera.animate({ x: (x0 + x1) / 2, y: (y0 + y1) / 2, ratio }, { duration: 400 });
+  }
+
+  /** After the graph changed around the selection: keep the selected node and its neighbours framed. */
+  private refocus(): void {
+    const id = this.store.selectedId;
+    if (!id || !this.graph.hasNode(id) || this.pathNodes) return;
+    this.focus = new Set([id, ...this.graph.neighbors(id)]);
+    this.sigma?.refresh();
+    this.centerOn([...this.focus]);
+  }
+
+  private refreshNode(id: string): void {
+    const item = this.store.items.get(id);
+    if (!item || !this.graph.hasNode(id)) return;
+    this.graph.mergeNodeAttributes(id, { label: label(item.title), typeKey: typeKey(item), color: typeColor(typeKey(item)) });
+  }
+
+  /** Highlight the links a graph-mode hit came by; missing endpoints are added first. */
+  private showPath(path: { hitId: string; steps: PathStep[] } | null): void {
+    if (!path) {
+      this.pathNodes = this.pathEdges = null;
+      this.sigma?.refresh();
+      this.updateStatus();
+      return;
+    }
+    const nodes = new Set<string>([path.hitId]);
+    const edges = new Set<string>();
+    for (const step of path.steps) {
+      nodes.add(step.fromId).add(step.toId);
+      let key = step.linkId && this.graph.hasEdge(step.linkId) ? step.linkId : null;
+      if (!key && this.graph.hasNode(step.fromId) && this.graph.hasNode(step.toId)) {
+        key = this.graph.edges(step.fromId, step.toId)[0] ?? this.graph.edges(step.toId, step.fromId)[0] ?? null;
+        if (!key && step.linkId) {
+          this.addEdge(step.linkId, step.type ?? "RELATED", step.fromId, step.toId);
+          key = step.linkId;
+        }
+      }
+      if (key) edges.add(key);
+    }
+    this.pathNodes = nodes;
+    this.pathEdges = edges;
+    this.sigma?.refresh();
+    this.centerOn([...nodes].filter((n) => this.graph.hasNode(n)));
+    this.updateStatus(`Path of a graph hit: ${edges.size} link${edges.size === 1 ? "" : "s"} highlighted (click the background to clear)`);
+  }
+
+  private visible(key: string): boolean {
+    const item = this.store.items.get(key);
+    return !item || this.store.matches(item);
+  }
+
+  private reduceNode(key: string, attrs: NodeAttrs): Partial<NodeDisplayData> {
+    const out: Partial<NodeDisplayData> = {};
+    if (!this.visible(key)) return { visibility: "hidden" as const };
+    const highlight = this.pathNodes ?? this.focus;
+    if (highlight && !highlight.has(key)) {
+      out.color = FADED_NODE;
+      out.label = null;
+      out.zIndex = 0;
+    } else if (highlight) {
+      out.zIndex = 1;
+      out.labelVisibility = "visible";
+    }
+    if (key === this.store.selectedId) {
+      out.highlighted = true;
+      out.size = attrs.size + 3;
+      out.labelVisibility = "visible";
+      out.zIndex = 2;
+    }
+    if (this.pathNodes?.has(key)) out.labelVisibility = "visible";
+    return out;
+  }
+
+  private reduceEdge(key: string, attrs: EdgeAttrs): Partial<EdgeDisplayData> {
+    const out: Partial<EdgeDisplayData> = {};
+    const [source, target] = this.graph.extremities(key);
+    if (!this.visible(source) || !this.visible(target)) return { visibility: "hidden" as const };
+    if (this.pathEdges) {
+      if (this.pathEdges.has(key)) {
+        out.color = PATH_COLOR;
+        out.size = attrs.size + 2.5;
+        out.zIndex = 2;
+        out.depth = "topEdges";
+      } else out.color = FADED_EDGE;
+    } else if (this.focus) {
+      const selected = this.store.selectedId;
+      if (source !== selected && target !== selected) out.color = FADED_EDGE;
+      else {
+        out.size = attrs.size + 0.8;
+        out.depth = "topEdges";
+      }
+    }
+    return out;
+  }
+
+  private updateStatus(extra?: string): void {
+    const n = this.graph.order;
+    const m = this.graph.size;
+    const base = n ? `${n.toLocaleString()} node${n === 1 ? "" : "s"} · ${m.toLocaleString()} link${m === 1 ? "" : "s"}` : "";
+    const cut = this.truncated ? ` · newest ${GRAPH_LIMIT.toLocaleString()} shown (expand a node for more)` : "";
+    this.status.textContent = extra ? `${base}${cut} — ${extra}` : `${base}${cut}`;
+  }
+
+  private renderLegend(): void {
+    renderLegend(this.legend, this.graph);
+  }
+}

@@ -1,0 +1,210 @@
+// The search bar: Query.search in KEYWORD, VECTOR, HYBRID or GRAPH mode, hits with their score breakdown and
+// snippet. A graph-mode hit that came by links highlights that path in the graph. Built from the schema as it is:
+// with no `search` field yet the bar is disabled and says so.
+
+import type { Api } from "./api";
+import type { Capabilities } from "./capabilities";
+import { byId, fill, h, marked } from "./dom";
+import type { ListPane } from "./list";
+import { typeColor, typeLabel } from "./palette";
+import { itemFieldsFor } from "./queries";
+import { type Item, type PathStep, type Store, typeKey } from "./store";
+import { toastError } from "./toast";
+
+type Hit = Record<string, unknown> & { item: Item; score?: number };
+
+function num(value: unknown): number | null {
+  return typeof value === "number" && Number.isFinite(value) ? value : null;
+}
+
+function refId(value: unknown): string | null {
+  if (!value || typeof value !== "object") return typeof value === "string" ? value : null;
+  const id = (value as { id?: unknown }).id;
+  return typeof id === "string" ? id : null;
+}
+
+/** A `via` entry, whatever its exact shape (a Link with from/to, or linkId/source/target), as a path step. */
+export function toStep(v: Record<string, unknown>): PathStep | null {
+  const fromId = refId(v.from) ?? refId(v.source) ?? refId(v.fromId) ?? refId(v.sourceId);
+  const toId = refId(v.to) ?? refId(v.target) ?? refId(v.toId) ?? refId(v.targetId);
+  if (!fromId || !toId) return null;
+  const linkId = refId(v.linkId) ?? refId(v.id) ?? undefined;
+  return { linkId, type: typeof v.type === "string" ? v.type : undefined, fromId, toId };
+}
+
+export class SearchBar {
+  private readonly form = byId<HTMLFormElement>("search-form");
+  private readonly input = byId<HTMLInputElement>("search-input");
+  private readonly mode = byId<HTMLSelectElement>("search-mode");
+  private readonly min = byId<HTMLSelectElement>("search-min");
+  private readonly note = byId("search-note");
+  private readonly results = byId("search-results");
+  private document: string | null = null;
+  private hitsField = "";
+  private seq = 0;
+
+  constructor(private readonly api: Api, private readonly caps: Capabilities, private readonly store: Store,
+              private readonly list: ListPane) {
+    for (const select of [this.mode, this.min]) {
+      select.addEventListener("change", () => this.list.searching && this.input.value.trim() && void this.run());
+    }
+    this.form.addEventListener("submit", (e) => {
+      e.preventDefault();
+      void this.run();
+    });
+    this.input.addEventListener("input", () => {
+      if (!this.input.value.trim() && this.list.searching) this.clear();
+    });
+    this.input.addEventListener("keydown", (e) => {
+      if (e.key === "Escape") {
+        this.input.value = "";
+        this.clear();
+      } else if (e.key === "ArrowDown") {
+        this.list.element.querySelector<HTMLButtonElement>("button.item-button")?.focus();
+        e.preventDefault();
+      }
+    });
+    this.configure();
+  }
+
+  /** Build the search document from the schema, or disable the bar with a note. */
+  private configure(): void {
+    const field = this.caps.field("Query", "search");
+    if (!field) {
+      this.input.disabled = this.mode.disabled = this.min.disabled = true;
+      this.input.placeholder = "Search (not on this server yet)";
+      this.note.textContent = "This server's API has no Query.search yet; the list below still filters by type and owner.";
+      this.note.hidden = false;
+      return;
+    }
+    const returned = this.caps.fieldTypeName("Query", "search") ?? "SearchHit";
+    // Either a list of hits, or a result object that holds them in `hits`.
+    const hitType = this.caps.has(returned, "item") ? returned : this.caps.fieldTypeName(returned, "hits");
+    if (!hitType) {
+      this.input.disabled = true;
+      this.note.textContent = "This server's search answers in a shape the explorer does not know.";
+      this.note.hidden = false;
+      return;
+    }
+    const hitSelection = this.hitSelection(hitType);
+    this.hitsField = returned === hitType ? "" : "hits";
+    const selection = this.hitsField ? `hits { ${hitSelection} }` : hitSelection;
+    const modes = this.argType("mode") ? this.caps.enumValues(this.argType("mode") as string) : [];
+    if (modes.length) {
+      const current = this.mode.value;
+      fill(this.mode, modes.map((m) => h("option", { attrs: { value: m }, text: m[0] + m.slice(1).toLowerCase() })));
+      this.mode.value = modes.includes(current) ? current : modes.includes("HYBRID") ? "HYBRID" : modes[0];
+    }
+    const args = field.args.map((a) => a.name);
+    this.mode.hidden = !args.includes("mode");
+    this.min.hidden = !args.includes("minScore");
+    const optional: [string, string][] = [
+      ["mode", this.argType("mode") ?? "SearchMode"], ["scope", "Scope"], ["limit", "Int"], ["minScore", "Float"],
+    ];
+    const present = optional.filter(([name]) => args.includes(name));
+    const vars = ["$query: String!", ...present.map(([name, type]) => `$${name}: ${type}`)];
+    const pass = ["query: $query", ...present.map(([name]) => `${name}: $${name}`)];
+    this.document = `query Search(${vars.join(", ")}) { search(${pass.join(", ")}) { ${selection} } }`;
+  }
+
+  private argType(name: string): string | null {
+    const arg = this.caps.arg("Query", "search", name);
+    if (!arg) return null;
+    let t = arg.type;
+    while (t.ofType) t = t.ofType;
+    return t.name;
+  }
+
+  private hitSelection(hitType: string): string {
+    const generic = this.caps.selection(hitType).split(" ");
+    // The generic selection summarises objects; the item gets the list's full fields instead.
+    const viaType = this.caps.fieldTypeName(hitType, "via");
+    const parts = ["__typename", `item { ${itemFieldsFor(this.caps.fieldTypeName(hitType, "item") ?? "Item")} }`];
+    for (const name of ["score", "keywordScore", "vectorScore", "snippet", "fusion", "matched"]) {
+      if (this.caps.has(hitType, name) && generic.includes(name)) parts.push(name);
+    }
+    if (viaType) parts.push(`via { ${this.caps.selection(viaType)} }`);
+    return parts.join(" ");
+  }
+
+  async run(): Promise<void> {
+    const query = this.input.value.trim();
+    if (!query || !this.document) return;
+    const seq = ++this.seq;
+    this.list.searching = true;
+    this.showResults(h("li", { class: "hint", text: "Searching…" }));
+    try {
+      const data = await this.api.request<{ search: Hit[] | { hits: Hit[] } }>(this.document, {
+        query, mode: this.mode.value || undefined, scope: this.store.filters.scope || null, limit: 25,
+        minScore: this.min.value ? Number(this.min.value) : null,
+      });
+      if (seq !== this.seq) return;
+      const hits = Array.isArray(data.search) ? data.search : data.search.hits;
+      this.render(query, hits);
+    } catch (err) {
+      if (seq !== this.seq) return;
+      toastError(err, "Searching");
+      this.showResults(h("li", { class: "hint error-text", text: `Search failed: ${(err as Error).message}` }));
+    }
+  }
+
+  private showResults(...children: HTMLElement[]): void {
+    this.results.hidden = false;
+    byId("list-header").textContent = "";
+    byId("list-empty").hidden = true;
+    byId("list-more").hidden = true;
+    fill(this.list.element, children);
+  }
+
+  clear(): void {
+    this.seq++;
+    this.list.searching = false;
+    this.results.hidden = true;
+    this.store.emit("path", null);
+    this.list.render();
+  }
+
+  private render(query: string, hits: Hit[]): void {
+    this.store.upsert(hits.map((hit) => hit.item), true);
+    fill(this.results,
+      h("span", { text: `${hits.length} result${hits.length === 1 ? "" : "s"} for “${query}” · ${this.mode.value.toLowerCase()}` }),
+      h("button", { class: "link-button", text: "Clear", attrs: { type: "button" }, on: { click: () => { this.input.value = ""; this.clear(); } } }));
+    if (!hits.length) {
+      this.showResults(h("li", { class: "hint", text: "Nothing matched. Try other words or another mode." }));
+      return;
+    }
+    this.showResults(...hits.map((hit) => this.hitRow(hit)));
+  }
+
+  private hitRow(hit: Hit): HTMLLIElement {
+    const item = hit.item;
+    const key = typeKey(item);
+    const score = num(hit.score);
+    const keyword = num(hit.keywordScore);
+    const vector = num(hit.vectorScore);
+    const via = (Array.isArray(hit.via) ? hit.via : hit.via ? [hit.via] : []) as Record<string, unknown>[];
+    const steps = via.map(toStep).filter((s): s is PathStep => s !== null);
+    const bar = (label: string, value: number | null, cls: string) => value === null ? null
+      : h("span", { class: `score ${cls}`, title: `${label} ${value.toFixed(3)}` },
+        h("span", { class: "score-label", text: label }),
+        h("span", { class: "score-track" }, h("span", { class: "score-fill", attrs: { style: `width:${Math.round(Math.min(1, value) * 100)}%` } })),
+        h("span", { class: "score-value", text: value.toFixed(2) }));
+    const viaText = via.length ? via.map((v) => {
+      const from = (v.from ?? v.source) as { title?: string } | undefined;
+      const to = (v.to ?? v.target) as { title?: string } | undefined;
+      return `${from?.title ?? "?"} —${String(v.type ?? "link").toLowerCase()}→ ${to?.title ?? "?"}`;
+    }).join("; ") : "";
+    const open = () => {
+      this.store.select(item.id);
+      this.store.emit("path", steps.length ? { hitId: item.id, steps } : null);
+    };
+    return h("li", { class: "item-row hit-row", attrs: { role: "option", "aria-selected": "false" }, data: { id: item.id } },
+      h("button", { class: "item-button", attrs: { type: "button" }, on: { click: open } },
+        h("i", { class: "dot", attrs: { style: `background:${typeColor(key)}` }, title: typeLabel(key) }),
+        h("span", { class: "item-main" },
+          h("span", { class: "item-title", text: item.title }),
+          typeof hit.snippet === "string" && hit.snippet ? h("span", { class: "snippet" }, marked(hit.snippet)) : null,
+          h("span", { class: "scores" }, bar("score", score, "total"), bar("keyword", keyword, "kw"), bar("vector", vector, "vec")),
+          viaText ? h("span", { class: "via", text: `via ${viaText}` }) : null)));
+  }
+}
