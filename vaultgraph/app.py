@@ -16,6 +16,7 @@ from starlette.websockets import WebSocket
 from strawberry import Schema
 from strawberry.schema.config import StrawberryConfig
 
+from vaultgraph.agents.server import build_endpoint
 from vaultgraph.config import Settings
 from vaultgraph.events import InProcessBus
 from vaultgraph.explorer import Explorer
@@ -31,6 +32,7 @@ from vaultgraph.schema.context import Context, Services
 from vaultgraph.schema.limits import Limits, limit_extensions
 from vaultgraph.schema.root import build_schema
 from vaultgraph.services.auth import ApiKeyService
+from vaultgraph.services.context_pack import ContextPackService
 from vaultgraph.services.documents import DocumentService
 from vaultgraph.services.enrichment import EnrichmentService
 from vaultgraph.services.fuzzy_links import FuzzyResolver, save_hook
@@ -39,6 +41,8 @@ from vaultgraph.services.links import LinkService
 from vaultgraph.services.notes import NoteService
 from vaultgraph.services.search import SearchService, search_config
 from vaultgraph.services.suggestions import SuggestionService
+from vaultgraph.services.workspace_sync import WorkspaceSync
+from vaultgraph.text.tokens import TokenCounter
 from vaultgraph.workers.pool import build_worker_pool
 from vaultgraph.workspace import Workspace, check_key
 
@@ -51,13 +55,17 @@ def build_services(settings: Settings, graph: Graph, models: ModelClient) -> Ser
     workspace = Workspace(settings.workspace_dir)
     links = LinkService(graph, workspace, settings.page_size_max)
     enrichment = EnrichmentService(graph, InProcessBus(settings.event_queue_size), settings.event_queue_size)
-    documents = DocumentService(graph, workspace, settings.page_size_max, on_created=enrichment.enqueue)
+    documents = DocumentService(graph, workspace, settings.page_size_max, on_created=enrichment.enqueue,
+                                on_changed=enrichment.enqueue)
     search = SearchService(graph, models, search_config(settings))
     fuzzy = FuzzyResolver(graph, search, models)
     indexer = Indexer(graph, models, chunking_policy(settings))
     notes = NoteService(graph, settings.page_size_max, indexer=save_hook(indexer, fuzzy))
     return Services(documents=documents, notes=notes, links=links, vault=VaultService(notes, documents),
-                    enrichment=enrichment, search=search, suggestions=SuggestionService(graph, search), fuzzy=fuzzy)
+                    enrichment=enrichment, search=search, suggestions=SuggestionService(graph, search), fuzzy=fuzzy,
+                    context_pack=ContextPackService(search, links, TokenCounter()),
+                    workspace_sync=WorkspaceSync(graph, workspace, documents, links, enrichment.bus,
+                                                 on_changed=enrichment.enqueue))
 
 
 def model_config(settings: Settings) -> ModelConfig:
@@ -100,6 +108,7 @@ def create_app(settings: Settings) -> Starlette:
     services = build_services(settings, graph, models)
     keys = ApiKeyService(graph, settings.api_key_cache_seconds)
     graphql = build_graphql(settings, services, keys)
+    mcp = build_endpoint(services, graphql.authenticator, settings.host)  # same admission rules as GraphQL
     workers = (build_worker_pool(settings, graph, Workspace(settings.workspace_dir), models, services.enrichment.bus,
                                  chunk_indexer=Indexer(graph, models, chunking_policy(settings)))
                if settings.enrichment_workers else None)
@@ -119,7 +128,8 @@ def create_app(settings: Settings) -> Starlette:
         if workers is not None:
             await workers.start()
         try:
-            yield
+            async with mcp.manager.run():  # the MCP session manager's task group
+                yield
         finally:
             if workers is not None:
                 await workers.stop()  # before the driver closes: it gives the held leases back
@@ -135,6 +145,7 @@ def create_app(settings: Settings) -> Starlette:
             Route("/healthz", healthz),
             Route("/graphql", graphql, methods=["GET", "POST"]),
             WebSocketRoute("/graphql", graphql),
+            Route("/mcp", mcp, methods=["GET", "POST", "DELETE"]),
             Mount("/", app=Explorer()),  # the web explorer (web/dist), after the API routes
         ],
         lifespan=lifespan,

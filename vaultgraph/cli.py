@@ -11,7 +11,7 @@ from collections.abc import Callable
 import structlog
 import uvicorn
 
-from vaultgraph import cli_keys, cli_vault
+from vaultgraph import cli_keys, cli_vault, cli_workspace
 from vaultgraph.app import create_app
 from vaultgraph.config import Settings
 from vaultgraph.http.auth import StartupRefused, check_bind
@@ -87,6 +87,7 @@ def main(argv: list[str] | None = None) -> int:
     neo4j.add_argument("action", choices=["build", "start", "stop", "status"])
     cli_keys.add_parser(commands)
     cli_vault.add_parser(commands)
+    cli_workspace.add_parser(commands)
     args = parser.parse_args(argv)
 
     overrides = {k: v for k, v in (("host", getattr(args, "host", None)), ("port", getattr(args, "port", None)))
@@ -100,6 +101,8 @@ def main(argv: list[str] | None = None) -> int:
             return _with_neo4j(settings, lambda uri: cli_keys.run(settings, args, uri))
         if args.command in ("import-vault", "export-vault"):
             return _with_neo4j(settings, lambda uri: cli_vault.run(settings, args, uri))
+        if args.command == "rescan":
+            return _with_neo4j(settings, lambda uri: cli_workspace.run(settings, args, uri))
         check_bind(settings)  # before starting Neo4j: refuse at once
         return _serve(settings)
     except (MissingTool, local_neo4j.Neo4jStartError, StartupRefused) as exc:

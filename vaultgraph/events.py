@@ -57,7 +57,26 @@ class DocumentStageChanged:
     detail: str | None = None
 
 
-Event = DocumentQueued | DocumentStageChanged
+@dataclass(frozen=True, slots=True)
+class WorkspaceScanProgress:
+    """Where a workspace scan stands: counts so far, the file just handled, and `done` on the last one."""
+
+    name: ClassVar[str] = "workspace.scan_progress"
+    tenant_id: str
+    scan_id: str
+    total: int
+    seen: int
+    new: int
+    changed: int
+    unchanged: int
+    removed: int
+    skipped: int
+    current_path: str | None
+    done: bool
+    at: datetime
+
+
+Event = DocumentQueued | DocumentStageChanged | WorkspaceScanProgress
 EventFilter = Callable[[Event], bool]
 
 

@@ -8,7 +8,6 @@ Obsidian. Limits are those of a workspace scan; hidden folders, `node_modules` a
 from __future__ import annotations
 
 import asyncio
-import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -17,16 +16,12 @@ import structlog
 
 from vaultgraph.domain import Note, Principal
 from vaultgraph.errors import Conflict, InvalidInput, LimitExceeded, NotFound
+from vaultgraph.file_walk import walk_files
 from vaultgraph.services.documents import DocumentDraft, DocumentService
 from vaultgraph.services.notes import NoteDraft, NoteFilter, NoteService
 from vaultgraph.text.slugify import slugify
 
 log = structlog.get_logger(__name__)
-
-MAX_FILES = 5000
-MAX_TOTAL_BYTES = 500 * 1024 * 1024
-MAX_FILE_BYTES = 50 * 1024 * 1024
-SKIPPED_DIRS = frozenset({"node_modules", ".git", ".obsidian", ".trash"})
 
 Progress = Callable[[int, int, str], None]
 
@@ -46,39 +41,6 @@ class VaultReport:
 class ExportReport:
     written: list[str] = field(default_factory=list)
     attachments: list[str] = field(default_factory=list)
-
-
-def vault_files(root: Path) -> tuple[list[tuple[str, Path]], list[tuple[str, str]]]:
-    """Every file under `root` that may be imported, as (vault path, file), and those skipped with why.
-
-    Refuses (LIMIT_EXCEEDED, nothing imported) a vault with more than MAX_FILES files or MAX_TOTAL_BYTES in all."""
-    root = root.resolve()
-    files: list[tuple[str, Path]] = []
-    skipped: list[tuple[str, str]] = []
-    total = 0
-    for folder, dirs, names in os.walk(root, followlinks=False):
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIPPED_DIRS)
-        for name in sorted(names):
-            path = Path(folder) / name
-            relative = path.relative_to(root).as_posix()
-            if name.startswith("."):
-                continue
-            if path.is_symlink():
-                skipped.append((relative, "a symbolic link"))
-                continue
-            size = path.stat().st_size
-            if size > MAX_FILE_BYTES:
-                skipped.append((relative, f"{size} bytes; a file holds at most {MAX_FILE_BYTES}"))
-                continue
-            total += size
-            files.append((relative, path))
-            if len(files) > MAX_FILES:
-                raise LimitExceeded(f"the vault has more than {MAX_FILES} files; import a smaller folder",
-                                    limit=MAX_FILES)
-    if total > MAX_TOTAL_BYTES:
-        raise LimitExceeded(f"the vault holds {total} bytes; at most {MAX_TOTAL_BYTES} are imported at once",
-                            limit=MAX_TOTAL_BYTES)
-    return files, skipped
 
 
 def _write_inside(root: Path, relative: str, data: bytes) -> bool:
@@ -111,7 +73,7 @@ class VaultService:
         if not await asyncio.to_thread(root.is_dir):
             raise InvalidInput("path", f"{root} is not a folder this server can read")
         # File system walks and reads run in a thread so the event loop keeps serving.
-        files, skipped = await asyncio.to_thread(vault_files, root)
+        files, skipped = await asyncio.to_thread(walk_files, root)
         report = VaultReport(files=len(files), skipped=skipped)
         for done, (relative, path) in enumerate(files, start=1):
             if progress is not None:

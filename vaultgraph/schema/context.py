@@ -12,6 +12,7 @@ from vaultgraph.schema.loaders import Loaders
 
 if TYPE_CHECKING:
     from vaultgraph.interop.vault import VaultService
+    from vaultgraph.services.context_pack import ContextPackService
     from vaultgraph.services.documents import DocumentService
     from vaultgraph.services.enrichment import EnrichmentService
     from vaultgraph.services.fuzzy_links import FuzzyResolver
@@ -19,6 +20,7 @@ if TYPE_CHECKING:
     from vaultgraph.services.notes import NoteService
     from vaultgraph.services.search import SearchService
     from vaultgraph.services.suggestions import SuggestionService
+    from vaultgraph.services.workspace_sync import WorkspaceSync
 
 
 @dataclass
@@ -33,6 +35,8 @@ class Services:
     search: SearchService
     suggestions: SuggestionService
     fuzzy: FuzzyResolver
+    context_pack: ContextPackService
+    workspace_sync: WorkspaceSync
 
 
 @dataclass

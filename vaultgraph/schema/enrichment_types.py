@@ -9,6 +9,7 @@ import strawberry
 from vaultgraph import domain
 from vaultgraph.events import DocumentStageChanged
 from vaultgraph.schema import types  # noqa: F401 (registers the EnrichmentStage enum with strawberry)
+from vaultgraph.schema.workspace_types import WorkspaceScan
 from vaultgraph.services.enrichment import Progress
 
 
@@ -20,11 +21,15 @@ class EnrichmentProgress:
     failed: int
     skipped: int
     total: int
+    scan: WorkspaceScan | None = strawberry.field(
+        default=None, description="The latest progress of a workspace scan (rescanWorkspace) while one runs; "
+                                  "only on the subscription.")
 
     @classmethod
     def from_domain(cls, progress: Progress) -> EnrichmentProgress:
         return cls(queued=progress.queued, running=progress.running, done=progress.done, failed=progress.failed,
-                   skipped=progress.skipped, total=progress.total)
+                   skipped=progress.skipped, total=progress.total,
+                   scan=WorkspaceScan.from_event(progress.scan) if progress.scan else None)
 
 
 @strawberry.type(description="A document entered an enrichment stage.")

@@ -10,6 +10,7 @@ from strawberry.extensions import SchemaExtension
 from strawberry.schema.config import StrawberryConfig
 from strawberry.types import ExecutionContext
 
+from vaultgraph.resolvers import context_pack as context_pack_resolvers
 from vaultgraph.resolvers import documents as document_resolvers
 from vaultgraph.resolvers import enrichment as enrichment_resolvers
 from vaultgraph.resolvers import links as link_resolvers
@@ -17,6 +18,7 @@ from vaultgraph.resolvers import notes as note_resolvers
 from vaultgraph.resolvers import search as search_resolvers
 from vaultgraph.resolvers import suggestions as suggestion_resolvers
 from vaultgraph.resolvers import vault as vault_resolvers
+from vaultgraph.resolvers import workspace as workspace_resolvers
 from vaultgraph.schema.errors import ErrorPolicy
 from vaultgraph.schema.links import Link
 from vaultgraph.schema.types import Document, Note
@@ -38,6 +40,7 @@ class Query:
     search = strawberry.field(resolver=search_resolvers.search)
     search_report = strawberry.field(resolver=search_resolvers.search_report)
     ghosts = strawberry.field(resolver=suggestion_resolvers.ghosts)
+    context_pack = strawberry.field(resolver=context_pack_resolvers.context_pack)
 
 
 @strawberry.type
@@ -53,6 +56,7 @@ class Mutation:
     delete_link = strawberry.field(resolver=link_resolvers.delete_link)
     import_vault = strawberry.field(resolver=vault_resolvers.import_vault)
     export_vault = strawberry.field(resolver=vault_resolvers.export_vault)
+    rescan_workspace = strawberry.field(resolver=workspace_resolvers.rescan_workspace)
     reenrich = strawberry.field(resolver=enrichment_resolvers.reenrich)
     accept_suggestion = strawberry.field(resolver=suggestion_resolvers.accept_suggestion)
 

@@ -15,6 +15,7 @@ from neo4j.exceptions import ConstraintError
 from vaultgraph.domain import Document, Owner, Page, Principal, Scope
 from vaultgraph.errors import Conflict, Forbidden, InvalidInput, LimitExceeded, NotFound
 from vaultgraph.graph import documents as cypher
+from vaultgraph.graph import workspace_sync as sync_cypher
 from vaultgraph.graph.session import Graph
 from vaultgraph.services.pagination import decode_cursor, encode_cursor, page_size
 from vaultgraph.services.wikilink_sync import sync_wikilinks
@@ -77,13 +78,16 @@ def title_from(path: str, content: str) -> str:
 
 class DocumentService:
     def __init__(
-        self, graph: Graph, workspace: Workspace, max_page_size: int, on_created: DocumentHook | None = None
+        self, graph: Graph, workspace: Workspace, max_page_size: int, on_created: DocumentHook | None = None,
+        on_changed: DocumentHook | None = None,
     ) -> None:
         self.graph = graph
         self.workspace = workspace
         self.max_page_size = max_page_size
         # Called once the file and the node exist (the composition root passes EnrichmentService.enqueue).
         self.on_created = on_created
+        # Called when a read finds the file changed behind the graph's back (also EnrichmentService.enqueue).
+        self.on_changed = on_changed
 
     async def create(self, principal: Principal, draft: DocumentDraft) -> Document:
         path = normalize_path(draft.path)
@@ -99,23 +103,37 @@ class DocumentService:
             raise InvalidInput("title", f"at most {MAX_TITLE_LENGTH} characters")
         doc_type = draft.doc_type or DOC_TYPES_BY_SUFFIX.get(PurePosixPath(path).suffix.lower(), "text")
         target = self.workspace.file_for(principal.tenant_id, owner, path)
-        if await self.graph.read(cypher.document_id_at, principal.tenant_id, owner.key, path):
-            raise Conflict(f"a document already exists at {path!r} in {owner.key}; update it instead", path=path)
-        try:
-            document = await self.graph.write(
-                self._create_tx,
-                id=f"doc_{uuid.uuid4().hex}", tenant=principal.tenant_id, scope=owner.scope.value,
-                agentId=owner.agent_id, teamId=owner.team_id, ownerKey=owner.key, path=path,
-                pathLower=path.casefold(), basenameLower=PurePosixPath(path).name.casefold(), title=title,
-                docType=doc_type, contentHash=sha256_hex(data), sizeBytes=len(data),
-                metadata=json.dumps(draft.metadata), category=draft.category,
-            )
-        except ConstraintError as exc:
-            raise Conflict(f"a document already exists at {path!r} in {owner.key}", path=path) from exc
+        document = await self._insert(principal.tenant_id, owner, path, data, title, doc_type, draft.metadata,
+                                      draft.category)
         await self.workspace.write(target, data)
         if self.on_created is not None:
             await self.on_created(document)
         return document
+
+    async def register(self, tenant_id: str, owner: Owner, path: str, data: bytes, text: str) -> Document:
+        """A document for a file already in the workspace (found by a scan): the node only, the file as it is."""
+        path = normalize_path(path)
+        document = await self._insert(tenant_id, owner, path, data, title_from(path, text),
+                                      DOC_TYPES_BY_SUFFIX.get(PurePosixPath(path).suffix.lower(), "text"), {}, None)
+        if self.on_created is not None:
+            await self.on_created(document)
+        return document
+
+    async def _insert(self, tenant_id: str, owner: Owner, path: str, data: bytes, title: str, doc_type: str,
+                      metadata: dict[str, Any], category: str | None) -> Document:
+        if await self.graph.read(cypher.document_id_at, tenant_id, owner.key, path):
+            raise Conflict(f"a document already exists at {path!r} in {owner.key}; update it instead", path=path)
+        try:
+            return await self.graph.write(
+                self._create_tx,
+                id=f"doc_{uuid.uuid4().hex}", tenant=tenant_id, scope=owner.scope.value,
+                agentId=owner.agent_id, teamId=owner.team_id, ownerKey=owner.key, path=path,
+                pathLower=path.casefold(), basenameLower=PurePosixPath(path).name.casefold(), title=title,
+                docType=doc_type, contentHash=sha256_hex(data), sizeBytes=len(data),
+                metadata=json.dumps(metadata), category=category,
+            )
+        except ConstraintError as exc:
+            raise Conflict(f"a document already exists at {path!r} in {owner.key}", path=path) from exc
 
     async def find(self, principal: Principal, document_id: str) -> Document | None:
         document = await self.graph.read(cypher.document_by_id, principal.tenant_id, document_id)
@@ -183,6 +201,13 @@ class DocumentService:
     async def read_content(self, principal: Principal, document: Document) -> str:
         target = self.workspace.file_for(principal.tenant_id, document.owner, document.path)
         data = await self.workspace.read(target, MAX_FILE_BYTES)
+        digest = sha256_hex(data)
+        if digest != document.content_hash:
+            # Edited on disk while no watcher saw it: record the new content and queue enrichment again.
+            updated = await self.graph.write(sync_cypher.set_content, principal.tenant_id, document.id, digest,
+                                             len(data))
+            if updated is not None and self.on_changed is not None:
+                await self.on_changed(updated)
         return data.decode("utf-8", errors="replace")
 
     @staticmethod

@@ -10,12 +10,20 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncGenerator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
 from vaultgraph.domain import Document, EnrichmentStage, Principal
 from vaultgraph.errors import LimitExceeded, NotFound
-from vaultgraph.events import DocumentQueued, DocumentStageChanged, Event, EventBus, EventFilter, Overflow
+from vaultgraph.events import (
+    DocumentQueued,
+    DocumentStageChanged,
+    Event,
+    EventBus,
+    EventFilter,
+    Overflow,
+    WorkspaceScanProgress,
+)
 from vaultgraph.graph import enrichment as cypher
 from vaultgraph.graph.session import Graph
 
@@ -32,6 +40,7 @@ class Progress:
     done: int = 0
     failed: int = 0
     skipped: int = 0
+    scan: WorkspaceScanProgress | None = None  # the latest news of a workspace scan of the tenant, if one ran
 
     @property
     def total(self) -> int:
@@ -126,21 +135,31 @@ class EnrichmentService:
                 yield event
 
     async def progress_stream(self, principal: Principal) -> AsyncGenerator[Progress, None]:
-        """The counts now, then again whenever they change (at most every PROGRESS_MIN_INTERVAL seconds)."""
-        accept = _visible_to(principal, None)
+        """The counts now, then again whenever they or a workspace scan's progress change (at most every
+        PROGRESS_MIN_INTERVAL seconds)."""
+        visible = _visible_to(principal, None)
+
+        def accept(event: Event) -> bool:
+            scan = isinstance(event, WorkspaceScanProgress) and event.tenant_id == principal.tenant_id
+            return scan or visible(event)
+
         async with self.bus.subscribe(accept, capacity=PROGRESS_QUEUE_SIZE,
                                       overflow=Overflow.DROP_OLDEST, label="enrichmentProgress") as subscription:
             last = await self.progress(principal)
             yield last
             sent_at = time.monotonic()
+            scan: WorkspaceScanProgress | None = None
             while True:
-                if await subscription.next() is None:
+                first = await subscription.next()
+                if first is None:
                     return
                 pause = PROGRESS_MIN_INTERVAL - (time.monotonic() - sent_at)
                 if pause > 0:
                     await asyncio.sleep(pause)
-                subscription.drain()
-                current = await self.progress(principal)
+                for event in [first, *subscription.drain()]:
+                    if isinstance(event, WorkspaceScanProgress):
+                        scan = event
+                current = replace(await self.progress(principal), scan=scan)
                 if current != last:
                     last = current
                     sent_at = time.monotonic()

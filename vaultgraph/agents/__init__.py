@@ -1,0 +1,1 @@
+"""Agents: the MCP endpoint (`/mcp`) and what its tools return."""

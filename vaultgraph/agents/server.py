@@ -1,0 +1,211 @@
+"""The MCP endpoint: vaultgraph's use cases as tools an agent calls over streamable HTTP (the official `mcp` SDK).
+
+Who is asking is decided by http/auth.py, exactly as for GraphQL (API keys, or the development mode on loopback):
+`McpEndpoint` admits each HTTP request and puts the principal in the ASGI scope, where every tool reads it from the
+request the SDK hands over. Stateless and JSON-answering: no MCP session outlives its request, so a principal is
+never carried from one request to another. The session manager's task group runs inside the app's lifespan.
+"""
+
+# No `from __future__ import annotations`: the SDK reads the tool signatures to build their input schemas.
+
+from collections.abc import Awaitable
+from typing import Annotated, Any, Literal, TypeVar
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from pydantic import Field
+from starlette.requests import HTTPConnection
+from starlette.types import Receive, Scope, Send
+
+from vaultgraph.agents import views
+from vaultgraph.domain import Direction, Note, Principal
+from vaultgraph.domain import Scope as ItemScope
+from vaultgraph.errors import AppError
+from vaultgraph.http.auth import Authenticator
+from vaultgraph.http.refusals import Refusal
+from vaultgraph.schema.context import Services
+from vaultgraph.services.links import LinkDraft
+from vaultgraph.services.notes import NoteDraft
+from vaultgraph.services.search import SearchMode, SearchRequest
+
+PRINCIPAL_KEY = "vaultgraph.principal"
+T = TypeVar("T")
+
+INSTRUCTIONS = (
+    "vaultgraph is a knowledge vault: documents and markdown notes joined by typed links ([[wikilinks]] in notes "
+    "become links). Start with vault_search or context_pack; read_item for the full text; backlinks and traverse to "
+    "follow links; write_note, link_items and capture to add knowledge (marked as written by you)."
+)
+
+ScopeName = Literal["personal", "team", "shared"]
+ItemId = Annotated[str, Field(description="An item id as returned by other tools, e.g. note_… or doc_….")]
+Types = Annotated[str | None, Field(
+    description="Comma-separated filter: Note, Document, a note kind (note, daily, meeting…) or a document type. "
+                "Default: all.")]
+ScopeArg = Annotated[ScopeName | None, Field(description="personal, team or shared. Default: everything you see.")]
+
+
+def principal_of(ctx: Context) -> Principal:
+    request = ctx.request_context.request
+    principal = request.scope.get(PRINCIPAL_KEY) if request is not None else None
+    if not isinstance(principal, Principal):  # McpEndpoint admits every request; this is a wiring bug
+        raise ToolError("UNAUTHENTICATED: no caller on this request")
+    return principal
+
+
+async def answer(call: Awaitable[T]) -> T:
+    """Expected errors become tool errors the model can read and act on (code, then message)."""
+    try:
+        return await call
+    except AppError as exc:
+        raise ToolError(f"{exc.code}: {exc.message}") from exc
+
+
+def split_types(types: str | None) -> list[str] | None:
+    return [t.strip() for t in types.split(",") if t.strip()] if types else None
+
+
+def item_scope(scope: str | None) -> ItemScope | None:
+    return ItemScope(scope) if scope else None
+
+
+def build_mcp(services: Services) -> MCPServer:
+    """The MCP server and its tools; `McpEndpoint` serves it."""
+    mcp = MCPServer(name="vaultgraph", instructions=INSTRUCTIONS)
+
+    @mcp.tool(description=(
+        "Search the vault (hybrid: full text and meaning) for documents and notes. Returns the best items with their "
+        "id, title, relevance score (0-1) and a snippet. Use read_item with an id for the full text."))
+    async def vault_search(
+        query: Annotated[str, Field(description="Natural-language query, e.g. 'authentication flow'.")],
+        ctx: Context,
+        scope: ScopeArg = None,
+        types: Types = None,
+        maxResults: Annotated[int, Field(ge=1, le=100, description="Most items to return.")] = 10,  # noqa: N803
+    ) -> dict[str, Any]:
+        request = SearchRequest(query=query, mode=SearchMode.HYBRID, scope=item_scope(scope),
+                                types=split_types(types), limit=maxResults)
+        result = await answer(services.search.search(principal_of(ctx), request))
+        return {"results": [views.hit_view(hit) for hit in result.hits]}
+
+    @mcp.tool(description=(
+        "Read one item by id: a note's markdown body, or a document's summary and text (first 20,000 characters)."))
+    async def read_item(id: ItemId, ctx: Context) -> dict[str, Any]:
+        principal = principal_of(ctx)
+        item = await answer(services.links.item(principal, id))
+        if isinstance(item, Note):
+            return views.text_view(item, item.body)
+        return views.text_view(item, await answer(services.documents.read_content(principal, item)))
+
+    @mcp.tool(description="Items that link TO the given item (backlinks), newest first, with the link type.")
+    async def backlinks(
+        id: ItemId, ctx: Context,
+        first: Annotated[int, Field(ge=1, le=100, description="Most links to return.")] = 20,
+    ) -> dict[str, Any]:
+        principal = principal_of(ctx)
+        await answer(services.links.item(principal, id))
+        pages = await answer(services.links.pages(principal, [id], False, None, first, None))
+        links = [link for _, link in pages[id].items] if id in pages else []
+        sources = await answer(services.links.items(principal, [link.source_id for link in links]))
+        return {"backlinks": [views.link_view(link, sources.get(link.source_id)) for link in links],
+                "more": pages[id].has_next_page if id in pages else False}
+
+    @mcp.tool(description=(
+        "Follow links from an item, breadth first: every item reached within `hops` links, with its depth and the "
+        "link it was reached by."))
+    async def traverse(
+        id: ItemId, ctx: Context,
+        hops: Annotated[int, Field(ge=1, le=3, description="How many links away to go.")] = 1,
+        direction: Annotated[Literal["out", "in", "both"], Field(
+            description="out: links this item makes; in: links to it; both.")] = "both",
+        maxNodes: Annotated[int, Field(ge=1, le=200, description="Stop after this many items.")] = 50,  # noqa: N803
+    ) -> dict[str, Any]:
+        reached, truncated = await answer(services.links.traverse(
+            principal_of(ctx), [id], hops, Direction[direction.upper()], max_nodes=maxNodes, truncate=True))
+        return {"items": [views.reached_view(r) for r in reached], "truncated": truncated}
+
+    @mcp.tool(description=(
+        "Create or update a markdown note. [[Title]] or [[slug]] in the body become links (backlinks appear on "
+        "the target); #tags become tags. Give `id` to update an existing note (its whole body is replaced)."))
+    async def write_note(
+        title: Annotated[str, Field(description="The note's title, 1-300 characters.")],
+        body: Annotated[str, Field(description="Markdown; may start with YAML frontmatter.")],
+        ctx: Context,
+        id: Annotated[str | None, Field(description="The note to update; omit to create one.")] = None,
+        kind: Annotated[str, Field(description="note, meeting, literature, moc, …")] = "note",
+        scope: Annotated[ScopeName, Field(
+            description="Who sees a new note: personal (only you), team, or shared (the tenant).")] = "shared",
+        teamId: Annotated[str | None, Field(description="The team, when scope is team.")] = None,  # noqa: N803
+    ) -> dict[str, Any]:
+        principal = principal_of(ctx)
+        draft = NoteDraft(title=title, body=body, id=id, kind=kind, scope=ItemScope(scope),
+                          agent_id=principal.agent_id if scope == "personal" else None, team_id=teamId)
+        result = await answer(services.notes.save(principal, draft))
+        return {**views.item_view(result.note), "created": result.created}
+
+    @mcp.tool(description=(
+        "Link two items with a typed edge: RELATED, REFERENCES, DEPENDS_ON, EXTENDS, SUPERSEDES, CONTRADICTS, "
+        "DERIVED_FROM, CHILD_OF, MENTIONS, or a new UPPER_SNAKE_CASE type. Give `target` (an id) "
+        "or `ref` (a title or slug; an unknown name becomes a placeholder that resolves when such a note appears)."))
+    async def link_items(
+        source: Annotated[str, Field(description="The item id the link starts from.")],
+        ctx: Context,
+        type: Annotated[str, Field(description="The link type, e.g. RELATED (case-insensitive).")] = "RELATED",
+        target: Annotated[str | None, Field(description="The target item id.")] = None,
+        ref: Annotated[str | None, Field(description="The target's title or slug, instead of `target`.")] = None,
+        context: Annotated[str | None, Field(description="Why the items are linked, one sentence.")] = None,
+    ) -> dict[str, Any]:
+        principal = principal_of(ctx)
+        link = await answer(services.links.create(principal, LinkDraft(
+            source_id=source, type=type, target_id=target, ref=ref, context=context)))
+        return views.link_view(link, link.source)
+
+    @mcp.tool(description="Append a timestamped line to today's daily note: a quick thought, a fact, a todo.")
+    async def capture(
+        text: Annotated[str, Field(description="What to note down.")], ctx: Context,
+    ) -> dict[str, Any]:
+        result = await answer(services.notes.capture(principal_of(ctx), text))
+        return views.item_view(result.note)
+
+    @mcp.tool(description=(
+        "Everything worth reading about a query, within a token budget: the most relevant items (relevance >= 0.3, "
+        "at most 5) with their summary or best passage, plus items linked to them, each saying why it is included; "
+        "whole sentences only. `text` is ready to read; `omitted` lists what did not fit."))
+    async def context_pack(
+        query: Annotated[str, Field(description="What you are about to work on.")], ctx: Context,
+        budgetTokens: Annotated[int, Field(ge=16, le=32000, description="Most tokens of text.")] = 2000,  # noqa: N803
+        scope: ScopeArg = None,
+        types: Types = None,
+    ) -> dict[str, Any]:
+        service = services.context_pack
+        pack = await answer(service.pack(principal_of(ctx), query, budgetTokens, item_scope(scope),
+                                         split_types(types)))
+        return views.pack_view(pack, service.counter.count(pack.text))
+
+    return mcp
+
+
+class McpEndpoint:
+    """The ASGI app at /mcp: admit the request (http/auth.py), then hand it to the SDK's session manager."""
+
+    def __init__(self, manager: StreamableHTTPSessionManager, authenticator: Authenticator) -> None:
+        self.manager = manager
+        self.authenticator = authenticator
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            principal = await self.authenticator.http(HTTPConnection(scope))
+        except Refusal as refusal:
+            await refusal.response()(scope, receive, send)
+            return
+        scope[PRINCIPAL_KEY] = principal
+        await self.manager.handle_request(scope, receive, send)
+
+
+def build_endpoint(services: Services, authenticator: Authenticator, host: str) -> McpEndpoint:
+    """Stateless JSON responses; DNS-rebinding protection as the SDK sets it for the host we listen on."""
+    mcp = build_mcp(services)
+    mcp.streamable_http_app(streamable_http_path="/mcp", stateless_http=True, json_response=True, host=host)
+    return McpEndpoint(mcp.session_manager, authenticator)
+

@@ -1,0 +1,82 @@
+"""`vaultgraph rescan [--tenant T]`: bring a tenant's documents in step with its workspace folder, with a progress
+line on stderr. Documents it queues are enriched by a running server's workers (they pick QUEUED ones up)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import sys
+import time
+from typing import Any
+
+from vaultgraph.config import Settings
+from vaultgraph.events import InProcessBus, WorkspaceScanProgress
+from vaultgraph.graph.migrations import apply_migrations
+from vaultgraph.graph.session import Graph
+from vaultgraph.services.documents import DocumentService
+from vaultgraph.services.enrichment import EnrichmentService
+from vaultgraph.services.links import LinkService
+from vaultgraph.services.workspace_sync import ScanReport, WorkspaceSync
+from vaultgraph.workspace import Workspace, check_key
+
+
+def add_parser(commands: Any) -> None:
+    command = commands.add_parser("rescan", help="scan the workspace folder: new, changed and removed files")
+    command.add_argument("--tenant", help="tenant to scan (default: VAULTGRAPH_DEV_TENANT)")
+
+
+def progress_line(event: WorkspaceScanProgress) -> str:
+    width = 30
+    filled = width * event.seen // max(event.total, 1)
+    return (f"[{'#' * filled}{'.' * (width - filled)}] {event.seen}/{event.total} "
+            f"new {event.new} changed {event.changed} removed {event.removed} skipped {event.skipped}")
+
+
+async def _show(bus: InProcessBus) -> None:
+    async with bus.subscribe(lambda e: isinstance(e, WorkspaceScanProgress), label="cli") as subscription:
+        async for event in subscription:
+            assert isinstance(event, WorkspaceScanProgress)  # the filter lets nothing else through
+            sys.stderr.write(f"\r{progress_line(event)}" + ("\n" if event.done else ""))
+            sys.stderr.flush()
+            if event.done:
+                return
+
+
+def summary(report: ScanReport, seconds: float) -> list[str]:
+    lines = [f"{report.seen} files in {seconds:.2f} s ({report.seen / max(seconds, 1e-6):.0f} files/s): "
+             f"{len(report.new)} new, {len(report.changed)} changed, {report.unchanged} unchanged, "
+             f"{len(report.removed)} removed, {len(report.skipped)} skipped"]
+    lines += [f"  skipped {path}: {why}" for path, why in report.skipped]
+    return lines
+
+
+async def _run(settings: Settings, args: argparse.Namespace, uri: str) -> int:
+    graph = Graph.connect(uri, settings.neo4j_user, settings.neo4j_password, settings.neo4j_database)
+    try:
+        await graph.verify()
+        await apply_migrations(graph, settings.embedding_dimensions)
+        bus = InProcessBus()
+        workspace = Workspace(settings.workspace_dir)
+        enrichment = EnrichmentService(graph, bus)
+        documents = DocumentService(graph, workspace, settings.page_size_max, on_created=enrichment.enqueue)
+        links = LinkService(graph, workspace, settings.page_size_max)
+        sync = WorkspaceSync(graph, workspace, documents, links, bus, on_changed=enrichment.enqueue)
+        tenant = check_key(args.tenant or settings.dev_tenant, "--tenant")
+        shower = asyncio.create_task(_show(bus))
+        await asyncio.sleep(0)  # let it subscribe before the scan publishes
+        started = time.monotonic()
+        try:
+            report = await sync.scan(tenant)
+        finally:
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(shower, 1)
+        for line in summary(report, time.monotonic() - started):
+            print(line)
+        return 0
+    finally:
+        await graph.close()
+
+
+def run(settings: Settings, args: argparse.Namespace, uri: str) -> int:
+    return asyncio.run(_run(settings, args, uri))

@@ -1,0 +1,31 @@
+"""`contextPack`: search hits, their neighbours and provenance, trimmed to a token budget."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import strawberry
+
+from vaultgraph.schema.context import Info
+from vaultgraph.schema.context_pack_types import ContextPack
+from vaultgraph.schema.types import Scope
+from vaultgraph.services.context_pack import DEFAULT_MAX_ITEMS, DEFAULT_THRESHOLD
+
+
+async def context_pack(
+    info: Info,
+    query: Annotated[str, strawberry.argument(description="What the agent is about to think about.")],
+    budget_tokens: Annotated[int, strawberry.argument(description="At most this many tokens of text, 16-32,000.")],
+    scope: Scope | None = None,
+    types: Annotated[list[str] | None, strawberry.argument(
+        description="Item types (Document, Note), document types or note kinds; any of them.")] = None,
+    threshold: Annotated[float, strawberry.argument(
+        description="Minimum relevance (fused score, 0-1) of an entry item.")] = DEFAULT_THRESHOLD,
+    max_items: Annotated[int, strawberry.argument(description="Entry items (search hits), 1-20.")] = DEFAULT_MAX_ITEMS,
+) -> ContextPack:
+    """Hybrid hits above `threshold` with their one-hop neighbours, whole sentences only, within `budgetTokens`;
+    `omitted` lists what qualified and did not fit."""
+    ctx = info.context
+    service = ctx.services.context_pack
+    pack = await service.pack(ctx.principal, query, budget_tokens, scope, types, threshold, max_items)
+    return ContextPack.from_domain(pack, service.counter.count(pack.text))

@@ -1,0 +1,157 @@
+"""Context packs: what an agent should read before it thinks about a query, within a token budget.
+
+Entry items are hybrid search hits above a relevance threshold (default 0.3, at most 5 — the retriever of the
+reference designs); each brings its summary or best chunk, then its one-hop neighbourhood while the budget lasts.
+Every item says why it is there (its score, or the link from a hit). Texts are trimmed to whole sentences, counted
+with a real tokenizer (text/tokens.py), and whatever did not fit is listed as omitted, with the reason.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from vaultgraph.domain import Direction, Document, Item, Principal, Reached, Scope
+from vaultgraph.errors import InvalidInput
+from vaultgraph.services.links import LinkService
+from vaultgraph.services.search import SearchHit, SearchMode, SearchRequest, SearchService, item_text
+from vaultgraph.text.tokens import TokenCounter, leading_sentences
+
+DEFAULT_THRESHOLD = 0.3
+DEFAULT_MAX_ITEMS = 5
+MIN_BUDGET = 16
+MAX_BUDGET = 32000
+MAX_NEIGHBOURS = 25
+SEPARATOR = "\n\n"
+
+
+class PackRole(enum.Enum):
+    HIT = "HIT"
+    NEIGHBOUR = "NEIGHBOUR"
+
+
+@dataclass(frozen=True, slots=True)
+class PackVia:
+    """The link that brought a neighbour in: from the hit `from_id`, `direction` as seen from that hit."""
+
+    from_id: str
+    link_id: str
+    link_type: str
+    direction: Direction
+
+
+@dataclass(frozen=True, slots=True)
+class PackItem:
+    item: Item
+    role: PackRole
+    content: str
+    tokens: int  # of `rendered`, the item's share of the pack's text
+    truncated: bool  # later sentences left out to fit the budget
+    reason: str
+    score: float | None = None
+    via: PackVia | None = None
+
+    @property
+    def rendered(self) -> str:
+        return render(self.item.title, self.reason, self.content)
+
+
+@dataclass(frozen=True, slots=True)
+class Omitted:
+    item: Item
+    role: PackRole
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class ContextPack:
+    query: str
+    budget_tokens: int
+    threshold: float
+    tokenizer: str
+    items: list[PackItem]
+    omitted: list[Omitted] = field(default_factory=list)
+
+    @property
+    def text(self) -> str:
+        """The pack as one text for a prompt; its token count is `used_tokens`, never above the budget."""
+        return SEPARATOR.join(item.rendered for item in self.items)
+
+
+def render(title: str, reason: str, content: str) -> str:
+    return f"## {title}\n({reason})\n{content}"
+
+
+def pack_text(item: Item, hit: SearchHit | None) -> str:
+    """A document's summary, else the best-matching chunk; a note's matching passage, else its body."""
+    if isinstance(item, Document) and item.summary:
+        return item.summary
+    return hit.passage if hit is not None else item_text(item)
+
+
+class ContextPackService:
+    def __init__(self, search: SearchService, links: LinkService, counter: TokenCounter) -> None:
+        self.search = search
+        self.links = links
+        self.counter = counter
+
+    async def pack(
+        self, principal: Principal, query: str, budget_tokens: int, scope: Scope | None = None,
+        types: Sequence[str] | None = None, threshold: float = DEFAULT_THRESHOLD, max_items: int = DEFAULT_MAX_ITEMS,
+    ) -> ContextPack:
+        if not MIN_BUDGET <= budget_tokens <= MAX_BUDGET:
+            raise InvalidInput("budgetTokens", f"between {MIN_BUDGET} and {MAX_BUDGET}")
+        if not 1 <= max_items <= DEFAULT_MAX_ITEMS * 4:
+            raise InvalidInput("maxItems", f"between 1 and {DEFAULT_MAX_ITEMS * 4}")
+        result = await self.search.search(principal, SearchRequest(
+            query=query, mode=SearchMode.HYBRID, scope=scope, types=types, limit=max_items, min_score=threshold))
+        hits = result.hits[:max_items]
+        neighbours: list[Reached] = []
+        if hits:
+            neighbours, _ = await self.links.traverse(principal, [hit.item.id for hit in hits], hops=1,
+                                                      max_nodes=MAX_NEIGHBOURS, truncate=True)
+        builder = PackBuilder(self.counter, budget_tokens)
+        titles = {hit.item.id: hit.item.title for hit in hits}
+        for hit in hits:
+            reason = f"search hit, relevance {hit.score:.2f}"
+            builder.add(hit.item, PackRole.HIT, pack_text(hit.item, hit), reason, score=hit.score)
+        for reached in neighbours:
+            via = PackVia(reached.from_id, reached.via_link_id, reached.via_type, reached.via_direction)
+            arrow = "links to" if reached.via_direction is Direction.OUT else "is linked from"
+            reason = f"neighbour: {titles.get(reached.from_id, reached.from_id)!r} {arrow} it ({reached.via_type})"
+            builder.add(reached.item, PackRole.NEIGHBOUR, pack_text(reached.item, None), reason, via=via)
+        return ContextPack(query=query, budget_tokens=budget_tokens, threshold=threshold, tokenizer=self.counter.name,
+                           items=builder.items, omitted=builder.omitted)
+
+
+class PackBuilder:
+    """Adds items in priority order while the budget lasts; each takes whole sentences or stays out."""
+
+    def __init__(self, counter: TokenCounter, budget: int) -> None:
+        self.counter = counter
+        self.budget = budget
+        self.items: list[PackItem] = []
+        self.omitted: list[Omitted] = []
+
+    @property
+    def used(self) -> int:
+        return self.counter.count(SEPARATOR.join(item.rendered for item in self.items))
+
+    def add(self, item: Item, role: PackRole, text: str, reason: str, score: float | None = None,
+            via: PackVia | None = None) -> None:
+        header = render(item.title, reason, "")
+        left = self.budget - self.used - (self.counter.count(SEPARATOR) if self.items else 0)
+        room = left - self.counter.count(header) - 1
+        content, truncated = leading_sentences(text, room, self.counter) if room > 0 else ("", True)
+        if not content and text.strip():
+            self.omitted.append(Omitted(item, role, "does not fit in the remaining budget"))
+            return
+        candidate = PackItem(item, role, content, 0, truncated, reason, score, via)
+        # Token counts are not always additive across a join; the whole text is what must fit.
+        whole = SEPARATOR.join([*(i.rendered for i in self.items), candidate.rendered])
+        if self.counter.count(whole) > self.budget:
+            self.omitted.append(Omitted(item, role, "does not fit in the remaining budget"))
+            return
+        self.items.append(PackItem(item, role, content, self.counter.count(candidate.rendered), truncated, reason,
+                                   score, via))
