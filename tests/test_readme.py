@@ -53,5 +53,7 @@ async def test_the_tour_runs_as_written(server: RunningServer) -> None:
             query = query.replace(f"<id of {placeholder}>", ids[placeholder])
         data = await server.data(query)
         assert data, block
+    hits = await server.data('{ search(query: "milestones and owners", limit: 5) { item { title } } }')
+    assert hits["search"][0]["item"]["title"] == "Project Plan"
     first = await server.data('{ note(slug: "kickoff") { outgoing { edges { node { isGhost to { title } } } } } }')
     assert first["note"]["outgoing"]["edges"] == [{"node": {"isGhost": False, "to": {"title": "Project Plan"}}}]
