@@ -1,0 +1,1 @@
+"""vaultgraph's benchmark suite: `python -m bench --help` (or `make bench`). See bench/README.md."""

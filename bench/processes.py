@@ -1,0 +1,159 @@
+"""The processes a run owns — its Neo4j, the vaultgraph server, the peer — and what /proc says about them.
+
+Each runs apart from the bench, so its peak RSS (VmHWM) and CPU time are its own. Logs go to bench/.data/logs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from vaultgraph.config import Settings
+from vaultgraph.neo4j_local import server as local_neo4j
+
+BENCH_DIR = Path(__file__).resolve().parent
+REPO = BENCH_DIR.parent
+DATA_DIR = BENCH_DIR / ".data"
+LOG_DIR = DATA_DIR / "logs"
+PEER_DIR = BENCH_DIR / "peer"
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+class BenchError(RuntimeError):
+    """Something the run needs is missing or failed to start; the message says what to do."""
+
+
+@dataclass(frozen=True, slots=True)
+class Proc:
+    """A process the run measures."""
+
+    name: str
+    pid: int
+
+    def peak_rss_mb(self) -> float | None:
+        """VmHWM: the most resident memory the process ever had."""
+        try:
+            for line in Path(f"/proc/{self.pid}/status").read_text().splitlines():
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+        except FileNotFoundError:
+            return None
+        return None
+
+    def cpu_seconds(self) -> float:
+        """User + system CPU time so far (threads included)."""
+        fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / TICKS
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def _wait_for_port(port: int, process: subprocess.Popen[bytes], log: Path, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            tail = "\n".join(log.read_text(errors="replace").splitlines()[-30:])
+            raise BenchError(f"{log.stem} exited with code {process.returncode}:\n{tail}")
+        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=0.5):
+            return
+        time.sleep(0.1)
+    raise BenchError(f"{log.stem} did not listen on port {port} within {timeout:.0f}s; see {log}")
+
+
+def _stop(process: subprocess.Popen[bytes], timeout: float = 20.0) -> None:
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+@contextlib.contextmanager
+def neo4j(port: int, heap_mb: int, pagecache_mb: int, keep_data: bool) -> Iterator[tuple[str, Proc]]:
+    """The bench's own Neo4j under bench/.data/neo4j (wiped first unless keep_data), stopped afterwards."""
+    settings = Settings(data_dir=DATA_DIR, neo4j_bolt_port=port, neo4j_heap_mb=heap_mb,
+                        neo4j_pagecache_mb=pagecache_mb)
+    server = local_neo4j.LocalNeo4j.from_settings(settings)
+    if server.pid() is not None:  # left over from an interrupted run: ours, so stop it before touching its data
+        local_neo4j.stop(server)
+    if not keep_data and server.home.exists():
+        shutil.rmtree(server.home)
+    local_neo4j.start(server, settings.java_home, settings.neo4j_start_timeout)
+    pid = server.pid()
+    if pid is None:
+        raise BenchError(f"Neo4j started but wrote no pid file under {server.home}")
+    try:
+        yield settings.local_bolt_uri, Proc("neo4j", pid)
+    finally:
+        local_neo4j.stop(server)
+
+
+@contextlib.contextmanager
+def vaultgraph_server(neo4j_uri: str, extra_env: dict[str, str]) -> Iterator[tuple[str, Proc]]:
+    """`python -m bench.server` (uvicorn + create_app) on a free loopback port, in development mode."""
+    port = free_port()
+    LOG_DIR.mkdir(parents=True, exist_ok=True)
+    log = LOG_DIR / "vaultgraph-server.log"
+    env = {
+        **os.environ,
+        "NEO4J_URI": neo4j_uri,
+        "VAULTGRAPH_HOST": "127.0.0.1",
+        "VAULTGRAPH_PORT": str(port),
+        "VAULTGRAPH_DATA_DIR": str(DATA_DIR / "server"),
+        "VAULTGRAPH_DEV_MODE": "true",  # loopback only; the tenant comes from X-Vaultgraph-Tenant
+        "VAULTGRAPH_RATE_LIMIT_PER_SECOND": "0",  # a benchmark is one client asking as fast as it can
+        "VAULTGRAPH_ENRICHMENT_WORKERS": "false",  # nothing to enrich; fan-out events come from reenrich
+        "VAULTGRAPH_LOG_LEVEL": "WARNING",
+        **extra_env,
+    }
+    with log.open("wb") as handle:
+        process = subprocess.Popen([sys.executable, "-m", "bench.server"], cwd=REPO, env=env, stdout=handle,
+                                   stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+    try:
+        _wait_for_port(port, process, log, timeout=120)
+        yield f"http://127.0.0.1:{port}", Proc("vaultgraph", process.pid)
+    finally:
+        _stop(process)
+
+
+def peer_available() -> str | None:
+    """None when the peer can run, else why not."""
+    if shutil.which("node") is None:
+        return "node is not installed"
+    if not (PEER_DIR / "node_modules" / "@neo4j" / "graphql").is_dir():
+        return "bench/peer/node_modules is missing: run `npm ci` in bench/peer (make bench does)"
+    return None
+
+
+@contextlib.contextmanager
+def peer_server(neo4j_uri: str) -> Iterator[tuple[str, Proc]]:
+    """bench/peer/server.mjs: @neo4j/graphql under Apollo Server, over the same Neo4j."""
+    port = free_port()
+    LOG_DIR.mkdir(parents=True, exist_ok=True)
+    log = LOG_DIR / "peer-server.log"
+    env = {**os.environ, "NEO4J_URI": neo4j_uri, "PEER_PORT": str(port), "NODE_ENV": "production"}
+    node = shutil.which("node") or "node"
+    with log.open("wb") as handle:
+        process = subprocess.Popen([node, "server.mjs"], cwd=PEER_DIR, env=env, stdout=handle,
+                                   stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+    try:
+        _wait_for_port(port, process, log, timeout=60)
+        yield f"http://127.0.0.1:{port}", Proc("peer", process.pid)
+    finally:
+        _stop(process)

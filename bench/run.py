@@ -1,0 +1,172 @@
+"""One run, start to end: data, Neo4j, load, servers, workloads, peak memory, the report."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from dataclasses import dataclass
+
+from bench import fanout, ingest, search
+from bench.client import GraphQLClient
+from bench.generate import Dataset, generate, pick_seeds, verify
+from bench.load import bulk_load, prepare_schema
+from bench.measure import Budget, Stats, compare
+from bench.processes import LOG_DIR, BenchError, Proc, neo4j, peer_available, peer_server, vaultgraph_server
+from bench.report import Report, Row, machine
+from bench.targets import Endpoint, Floor
+from bench.workloads import Sides, graph_workloads
+from vaultgraph.graph.session import Graph
+
+PROBE = """
+{ __schema {
+    queryType { fields { name } }
+    mutationType { fields { name } }
+    subscriptionType { fields { name } }
+} }"""
+
+
+@dataclass(frozen=True)
+class Options:
+    notes: int
+    other_share: float
+    seed: int
+    budget: Budget
+    groups: frozenset[str]
+    ingest_notes: int
+    ingest_batch: int
+    ingest_concurrency: int
+    ingest_seconds: float
+    search_queries: int
+    subscribers: int
+    events: int
+    event_rate: float
+    peer: bool
+    neo4j_port: int
+    neo4j_heap_mb: int
+    neo4j_pagecache_mb: int
+    keep_data: bool
+    neo4j_uri: str | None  # an existing Neo4j: nothing is started or wiped, tenants get a unique suffix
+    tenant: str
+    command: str
+
+
+async def api_fields(url: str) -> set[str]:
+    """`Type.field` for every root field the running server offers (search and enrichment may not exist yet)."""
+    client = GraphQLClient(url)
+    deadline = time.monotonic() + 60
+    try:
+        while True:
+            try:
+                data = (await client.execute(PROBE))["__schema"]
+                break
+            except (OSError, RuntimeError):
+                if time.monotonic() > deadline:
+                    raise
+                await client.close()
+                await asyncio.sleep(0.5)
+    finally:
+        await client.close()
+    fields = set()
+    for root, key in (("Query", "queryType"), ("Mutation", "mutationType"), ("Subscription", "subscriptionType")):
+        for field in (data.get(key) or {}).get("fields") or ():
+            fields.add(f"{root}.{field['name']}")
+    return fields
+
+
+def _generate(options: Options, report: Report) -> tuple[Dataset, Dataset]:
+    started = time.perf_counter()
+    dataset = generate(options.tenant, options.notes, options.seed)
+    other = generate(f"{options.tenant}-other", max(10, int(options.notes * options.other_share)), options.seed + 100)
+    verify(dataset)
+    report.facts["data"] = (
+        f"{len(dataset.notes):,} notes and {len(dataset.links):,} wikilinks in tenant `{dataset.tenant}` "
+        f"(+{len(other.notes):,} notes in `{other.tenant}` sharing every index); hub in-degree "
+        f"{int(dataset.in_degree.max()):,}, median {int(sorted(dataset.in_degree)[len(dataset.notes) // 2])}; "
+        f"generated in {time.perf_counter() - started:.1f} s")
+    return dataset, other
+
+
+def _memory(report: Report, procs: list[Proc]) -> None:
+    peaks = []
+    for proc in procs:
+        peak = proc.peak_rss_mb()
+        peaks.append(f"{proc.name} {peak:,.0f} MB" if peak is not None else f"{proc.name} —")
+    report.facts["peak RSS"] = ", ".join(peaks)
+
+
+async def run(options: Options) -> Report:
+    report = Report(command=options.command, facts=machine())
+    print(f"generating {options.notes:,} notes …", flush=True)
+    dataset, other = _generate(options, report)
+    seeds = pick_seeds(dataset)
+    with contextlib.ExitStack() as stack:
+        procs: list[Proc] = []
+        if options.neo4j_uri is None:
+            print(f"starting Neo4j on port {options.neo4j_port} …", flush=True)
+            uri, neo4j_proc = stack.enter_context(
+                neo4j(options.neo4j_port, options.neo4j_heap_mb, options.neo4j_pagecache_mb, options.keep_data))
+            procs.append(neo4j_proc)
+        else:
+            uri = options.neo4j_uri
+            report.skipped["Neo4j's peak RSS"] = f"an existing Neo4j ({uri}) was used"
+        graph = Graph.connect(uri, "neo4j", None)
+        try:
+            await prepare_schema(graph)
+            print("bulk load …", flush=True)
+            loaded = await bulk_load(graph, dataset)
+            await bulk_load(graph, other)
+            report.add(Row("ingest: bulk UNWIND, all indexes live", Stats(ops_per_second=loaded.notes_per_second,
+                                                                         objects=loaded.notes),
+                           unit="notes/s", note=f"{loaded.links:,} links and 384-d vectors in {loaded.seconds:.1f} s"))
+            print("starting vaultgraph and the peer …", flush=True)
+            url, server_proc = stack.enter_context(vaultgraph_server(uri, {}))
+            procs.insert(0, server_proc)
+            peer: Endpoint | None = None
+            why_not = peer_available() if options.peer else "--no-peer"
+            if why_not is None:
+                peer_url, peer_proc = stack.enter_context(peer_server(uri))
+                peer = Endpoint("peer", peer_url)
+                procs.append(peer_proc)
+            else:
+                report.skipped["peer (@neo4j/graphql)"] = why_not
+            fields = await api_fields(url)
+            sides = Sides(vaultgraph=Endpoint("vaultgraph", url, {"X-Vaultgraph-Tenant": dataset.tenant}),
+                          floor=Floor(graph, dataset.tenant), peer=peer, dataset=dataset, seeds=seeds)
+            await _workloads(options, report, sides, fields, url, server_proc)
+            report.skipped.update(sides.skipped)
+            await sides.vaultgraph.close()
+            if peer is not None:
+                await peer.close()
+            _memory(report, procs)
+        finally:
+            await graph.close()
+    return report
+
+
+async def _workloads(options: Options, report: Report, sides: Sides, fields: set[str], url: str,
+                     server: Proc) -> None:
+    if "graph" in options.groups:
+        for workload in graph_workloads(sides):
+            stats = await compare(workload.targets, options.budget)
+            report.add(Row(workload.name, stats.get("vaultgraph"), stats.get("floor"), stats.get("peer"),
+                           note=workload.note, per_object=workload.per_object))
+    if "search" in options.groups:
+        graphql = "Query.search" in fields
+        if not graphql:
+            report.skipped["search through GraphQL"] = "the server has no `search` query yet (recall still measured)"
+        for row in await search.run(sides, options.budget, options.search_queries, graphql):
+            report.add(row)
+    if "ingest" in options.groups:
+        if "Mutation.saveNote" not in fields:
+            raise BenchError("the server has no saveNote mutation")
+        report.add(await ingest.run(url, f"{options.tenant}-ingest", options.ingest_notes, options.seed + 200,
+                                    options.ingest_batch, options.ingest_concurrency, options.ingest_seconds,
+                                    LOG_DIR / "vaultgraph-server.log"))
+    if "fanout" in options.groups:
+        missing = fanout.missing(fields)
+        if missing:
+            report.skipped["subscription fan-out"] = missing
+        else:
+            report.add(await fanout.run(url, sides.dataset.tenant, server, options.subscribers, options.events,
+                                        options.event_rate))
