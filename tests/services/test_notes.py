@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from neo4j import AsyncManagedTransaction
 
 from vaultgraph.config import Settings
 from vaultgraph.domain import Direction, Principal, Scope
@@ -231,3 +232,23 @@ async def test_a_better_named_note_claims_existing_bindings(
     farther = (await notes.save(principal, NoteDraft(title="Plan", slug="x/y/z/plan"))).note
     [kept] = await _outgoing(links, principal, source.id)
     assert kept.target_id == near.id != farther.id
+
+
+async def test_unbound_backlinks_get_a_fresh_fuzzy_look(
+    notes: NoteService, links: LinkService, graph: Graph, principal: Principal
+) -> None:
+    a = (await notes.save(principal, NoteDraft(title="A", body="[[B]]"))).note
+    b = (await notes.save(principal, NoteDraft(title="B"))).note
+
+    async def mark(tx: AsyncManagedTransaction) -> None:
+        await tx.run("MATCH (:Item {tenantId: $t, id: $id})-[r:WIKILINK]->() SET r.fuzzyCheckedAt = datetime()",
+                     t=principal.tenant_id, id=a.id)
+
+    async def checked(tx: AsyncManagedTransaction) -> list[object]:
+        result = await tx.run("MATCH (:Item {tenantId: $t, id: $id})-[r:WIKILINK]->() RETURN r.fuzzyCheckedAt AS c",
+                              t=principal.tenant_id, id=a.id)
+        return [record["c"] async for record in result]
+
+    await graph.write(mark)
+    await links.hard_delete(principal, b)
+    assert await graph.read(checked) == [None]

@@ -138,7 +138,10 @@ MATCH (n:Item {tenantId: $tenant, id: $id})<-[r]-(s:Item)
 WHERE s.id <> n.id
 MERGE (g:Ghost {tenantId: $tenant, ref: r.ref})
 WITH s, r, g
-CALL (s, r, g) { CREATE (s)-[b:$(type(r))]->(g) SET b = properties(r), b.confidence = null, b.guessed = null }
+CALL (s, r, g) {
+  CREATE (s)-[b:$(type(r))]->(g)
+  SET b = properties(r), b.confidence = null, b.guessed = null, b.fuzzyCheckedAt = null
+}
 DELETE r
 """
 
