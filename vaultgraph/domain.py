@@ -46,9 +46,13 @@ class Principal:
             keys.append(f"agent:{self.agent_id}")
         return keys
 
-    def may_write(self, owner: Owner) -> bool:
+    def may_read(self, owner: Owner) -> bool:
         keys = self.visible_owner_keys()
         return keys is None or owner.key in keys
+
+    def may_write(self, owner: Owner) -> bool:
+        # Today a principal writes wherever it reads; kept apart so the two can diverge in one place.
+        return self.may_read(owner)
 
 
 @dataclass(frozen=True, slots=True)

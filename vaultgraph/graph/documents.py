@@ -33,7 +33,8 @@ MATCH (d:Document {tenantId: $tenant, ownerKey: $ownerKey, path: $path}) RETURN 
 """
 
 # Keyset pagination on (path, id): stable under inserts, and the (tenantId, path) index serves the order.
-DOCUMENTS_PAGE = """
+# The list filters, shared by the page and its total so the two never disagree.
+_DOCUMENT_FILTERS = """
 MATCH (d:Document {tenantId: $tenant})
 WHERE d.deletedAt IS NULL AND ($ownerKeys IS NULL OR d.ownerKey IN $ownerKeys)
   AND ($scope IS NULL OR d.scope = $scope)
@@ -41,20 +42,14 @@ WHERE d.deletedAt IS NULL AND ($ownerKeys IS NULL OR d.ownerKey IN $ownerKeys)
   AND ($teamId IS NULL OR d.teamId = $teamId)
   AND ($agentId IS NULL OR d.agentId = $agentId)
   AND ($category IS NULL OR d.category = $category)
+"""
+
+DOCUMENTS_PAGE = _DOCUMENT_FILTERS + """\
   AND ($afterPath IS NULL OR d.path > $afterPath OR (d.path = $afterPath AND d.id > $afterId))
 RETURN d ORDER BY d.path, d.id LIMIT $limit
 """
 
-COUNT_DOCUMENTS = """
-MATCH (d:Document {tenantId: $tenant})
-WHERE d.deletedAt IS NULL AND ($ownerKeys IS NULL OR d.ownerKey IN $ownerKeys)
-  AND ($scope IS NULL OR d.scope = $scope)
-  AND ($docType IS NULL OR d.docType = $docType)
-  AND ($teamId IS NULL OR d.teamId = $teamId)
-  AND ($agentId IS NULL OR d.agentId = $agentId)
-  AND ($category IS NULL OR d.category = $category)
-RETURN count(d) AS total
-"""
+COUNT_DOCUMENTS = _DOCUMENT_FILTERS + "RETURN count(d) AS total\n"
 
 UPDATE_DOCUMENT = """
 MATCH (d:Item:Document {tenantId: $tenant, id: $id}) WHERE d.deletedAt IS NULL

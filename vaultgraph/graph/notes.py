@@ -45,7 +45,8 @@ RETURN n
 SET_INDEXED = "MATCH (n:Item:Note {tenantId: $tenant, id: $id}) SET n.indexed = $indexed"
 
 # Keyset pagination on (updatedAt desc, id): the newest first, stable while notes are saved.
-NOTES_PAGE = """
+# The list filters, shared by the page and its total so the two never disagree.
+_NOTE_FILTERS = """
 MATCH (n:Note {tenantId: $tenant})
 WHERE ($ownerKeys IS NULL OR n.ownerKey IN $ownerKeys)
   AND ($includeArchived OR n.archivedAt IS NULL)
@@ -53,20 +54,14 @@ WHERE ($ownerKeys IS NULL OR n.ownerKey IN $ownerKeys)
   AND ($kind IS NULL OR n.kind = $kind)
   AND ($tag IS NULL OR $tag IN n.tags)
   AND ($pinned IS NULL OR n.pinned = $pinned)
+"""
+
+NOTES_PAGE = _NOTE_FILTERS + """\
   AND ($afterTs IS NULL OR n.updatedAt < datetime($afterTs) OR (n.updatedAt = datetime($afterTs) AND n.id > $afterId))
 RETURN n ORDER BY n.updatedAt DESC, n.id LIMIT $limit
 """
 
-COUNT_NOTES = """
-MATCH (n:Note {tenantId: $tenant})
-WHERE ($ownerKeys IS NULL OR n.ownerKey IN $ownerKeys)
-  AND ($includeArchived OR n.archivedAt IS NULL)
-  AND ($scope IS NULL OR n.scope = $scope)
-  AND ($kind IS NULL OR n.kind = $kind)
-  AND ($tag IS NULL OR $tag IN n.tags)
-  AND ($pinned IS NULL OR n.pinned = $pinned)
-RETURN count(n) AS total
-"""
+COUNT_NOTES = _NOTE_FILTERS + "RETURN count(n) AS total\n"
 
 TAG_COUNTS = """
 MATCH (n:Note {tenantId: $tenant})

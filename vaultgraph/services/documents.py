@@ -137,7 +137,7 @@ class DocumentService:
 
     async def find(self, principal: Principal, document_id: str) -> Document | None:
         document = await self.graph.read(cypher.document_by_id, principal.tenant_id, document_id)
-        return document if document is not None and self._visible(principal, document) else None
+        return document if document is not None and principal.may_read(document.owner) else None
 
     @staticmethod
     async def _create_tx(tx: AsyncManagedTransaction, **params: Any) -> Document:
@@ -210,7 +210,3 @@ class DocumentService:
                 await self.on_changed(updated)
         return data.decode("utf-8", errors="replace")
 
-    @staticmethod
-    def _visible(principal: Principal, document: Document) -> bool:
-        keys = principal.visible_owner_keys()
-        return keys is None or document.owner.key in keys

@@ -60,11 +60,6 @@ class GraphView:
     reached: list[Reached]
 
 
-def _visible(principal: Principal, item: Item) -> bool:
-    keys = principal.visible_owner_keys()
-    return keys is None or item.owner.key in keys
-
-
 class LinkService:
     def __init__(self, graph: Graph, workspace: Workspace, max_page_size: int) -> None:
         self.graph = graph
@@ -74,18 +69,18 @@ class LinkService:
     async def item(self, principal: Principal, item_id: str, field: str = "id") -> Item:
         """A visible item, or NOT_FOUND — the same answer whether it is absent or someone else's."""
         found = await self.graph.read(item_cypher.item_by_id, principal.tenant_id, item_id)
-        if found is None or not _visible(principal, found):
+        if found is None or not principal.may_read(found.owner):
             raise NotFound(f"no item with id {item_id!r}", id=item_id, field=field)
         return found
 
     async def find_item(self, principal: Principal, item_id: str) -> Item | None:
         found = await self.graph.read(item_cypher.item_by_id, principal.tenant_id, item_id)
-        return found if found is not None and _visible(principal, found) else None
+        return found if found is not None and principal.may_read(found.owner) else None
 
     async def items(self, principal: Principal, item_ids: list[str]) -> dict[str, Item]:
         """Visible items by id, in one query; the absent and the invisible are simply missing."""
         found = await self.graph.read(item_cypher.items_by_ids, principal.tenant_id, item_ids)
-        return {item_id: item for item_id, item in found.items() if _visible(principal, item)}
+        return {item_id: item for item_id, item in found.items() if principal.may_read(item.owner)}
 
     async def create(self, principal: Principal, draft: LinkDraft) -> Link:
         kind = link_type(draft.type)
@@ -126,9 +121,9 @@ class LinkService:
 
     async def find(self, principal: Principal, link_id: str) -> Link | None:
         link = await self.graph.read(cypher.link_by_id, principal.tenant_id, link_id)
-        if link is None or link.source is None or not _visible(principal, link.source):
+        if link is None or link.source is None or not principal.may_read(link.source.owner):
             return None
-        if link.target is not None and not _visible(principal, link.target):
+        if link.target is not None and not principal.may_read(link.target.owner):
             return None
         return link
 

@@ -153,8 +153,7 @@ class NoteService:
 
     async def find(self, principal: Principal, note_id: str) -> Note | None:
         note = await self.graph.read(cypher.note_by_id, principal.tenant_id, note_id)
-        keys = principal.visible_owner_keys()
-        return note if note is not None and (keys is None or note.owner.key in keys) else None
+        return note if note is not None and principal.may_read(note.owner) else None
 
     async def get(self, principal: Principal, note_id: str) -> Note:
         note = await self.find(principal, note_id)
