@@ -42,10 +42,19 @@ class GraphQLClient:
             self._reader, self._writer = await asyncio.open_connection(self.host, self.port)
 
     async def post(self, body: bytes) -> tuple[int, bytes]:
+        reused = self._reader is not None
         await self.ready()
         assert self._reader is not None and self._writer is not None  # opened by ready()
         self._writer.write(f"{self._head}Content-Length: {len(body)}\r\n\r\n".encode() + body)
-        head = await self._reader.readuntil(b"\r\n\r\n")
+        try:
+            head = await self._reader.readuntil(b"\r\n\r\n")
+        except (asyncio.IncompleteReadError, ConnectionResetError) as exc:
+            # The server closed an idle keep-alive connection as the request went out (uvicorn's keep-alive
+            # timeout, easily reached on a loaded machine): it read nothing, so send it again, once, on a new one.
+            if not reused or (isinstance(exc, asyncio.IncompleteReadError) and exc.partial):
+                raise
+            await self.close()
+            return await self.post(body)
         lines = head.decode("latin-1").split("\r\n")
         status = int(lines[0].split()[1])
         headers = {k.strip().lower(): v.strip() for k, _, v in (line.partition(":") for line in lines[1:] if line)}

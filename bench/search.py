@@ -79,7 +79,8 @@ class FloorSearch:
     async def graph(self, i: int) -> int:
         top = await self.hits(i, True, True)
         extra = await self.floor.graph.read(self.links.bfs_level, Direction.BOTH, tenant=self.floor.tenant,
-                                            frontier=top, visited=top, types=None, ownerKeys=None)
+                                            frontier=top, visited=top, types=None, ownerKeys=None,
+                                            ranked=True)
         return len(top) + min(25, len({row["item"].id for row in extra}))
 
 

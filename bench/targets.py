@@ -2,15 +2,15 @@
 
 The floor runs the very statements vaultgraph's services run — the constants of vaultgraph/graph/*.py, with the
 same parameters, in the same transactions, through `Graph` and the same async driver — and stops there: records
-are fetched (the driver builds its Node and Relationship objects) but not mapped to domain objects, and nothing
-goes through HTTP, GraphQL parsing, validation or resolvers.
+are fetched (the driver decodes the projected maps) but not mapped to domain objects, and nothing goes through
+HTTP, GraphQL parsing, validation or resolvers.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from neo4j import AsyncManagedTransaction, Record
 
@@ -18,6 +18,7 @@ from bench.client import GraphQLClient
 from bench.measure import Target
 from vaultgraph.graph.session import Graph
 
+T = TypeVar("T")
 Variables = Callable[[int], dict[str, Any]]
 Counter = Callable[[dict[str, Any]], int]
 
@@ -64,3 +65,14 @@ class Floor:
 
     async def read(self, statement: str, **params: Any) -> list[Record]:
         return await self.graph.read(rows, statement, tenant=self.tenant, **params)
+
+    async def read_together(self, *statements: tuple[str, dict[str, Any]]) -> list[list[Record]]:
+        """Several statements in one read transaction, one after the other (as a service's transaction runs them)."""
+        async def together(tx: AsyncManagedTransaction) -> list[list[Record]]:
+            return [await rows(tx, statement, tenant=self.tenant, **params) for statement, params in statements]
+
+        return await self.graph.read(together)
+
+    async def transaction(self, fn: Callable[[AsyncManagedTransaction], Awaitable[T]]) -> T:
+        """`fn` in one read transaction; it runs its statements through `rows` with `self.tenant`."""
+        return await self.graph.read(fn)

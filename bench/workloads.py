@@ -7,14 +7,15 @@ Python layers above the driver. The peer's queries ask the Neo4j GraphQL Library
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from neo4j import AsyncManagedTransaction
+
 from bench.generate import Dataset, NoteSpec, Seeds
 from bench.measure import Target
-from bench.targets import Endpoint, Floor
+from bench.targets import Endpoint, Floor, rows
 from vaultgraph.domain import Direction
 from vaultgraph.graph import items as item_cypher
 from vaultgraph.graph import links as link_cypher
@@ -107,13 +108,14 @@ query Backlinks($tenant: String!, $slug: String!) {
 
 
 async def floor_backlinks(floor: Floor, slug: str) -> int:
-    """NoteService.get_by_slug, then the page and count loaders (dispatched together)."""
+    """NoteService.get_by_slug, then the page and its count in one transaction (the loader a connection asking
+    for both uses)."""
     [note] = await floor.read(note_cypher.NOTE_BY_SLUG, slug=slug, ownerKeys=None, preferOwner="shared")
     ids = [note["n"]["id"]]
-    page, _ = await asyncio.gather(
-        floor.read(link_cypher.BACKLINK_PAGES, ids=ids, types=None, ownerKeys=None, afterTs=None, afterId=None,
-                   limit=BACKLINKS + 1),
-        floor.read(link_cypher.BACKLINK_COUNTS, ids=ids, types=None, ownerKeys=None),
+    page, _ = await floor.read_together(
+        (link_cypher.BACKLINK_PAGES, {"ids": ids, "types": None, "ownerKeys": None, "afterTs": None,
+                                      "afterId": None, "limit": BACKLINKS + 1}),
+        (link_cypher.BACKLINK_COUNTS, {"ids": ids, "types": None, "ownerKeys": None}),
     )
     return min(len(page), BACKLINKS)
 
@@ -154,11 +156,14 @@ query Page($tenant: String!) {
 
 
 async def floor_page(floor: Floor) -> int:
-    """NoteService.page (the page, then the total), then one count query for the 100 ids (the DataLoader)."""
+    """NoteService.page (the page and the total in one transaction), then one count query for the 100 ids (the
+    DataLoader)."""
     params: dict[str, Any] = {"ownerKeys": None, "includeArchived": False, "scope": None, "kind": None,
                               "tag": None, "pinned": None}
-    notes = await floor.read(note_cypher.NOTES_PAGE, afterTs=None, afterId=None, limit=PAGE + 1, **params)
-    await floor.read(note_cypher.COUNT_NOTES, **params)
+    notes, _ = await floor.read_together(
+        (note_cypher.NOTES_PAGE, {"afterTs": None, "afterId": None, "limit": PAGE + 1, **params}),
+        (note_cypher.COUNT_NOTES, params),
+    )
     ids = [record["n"]["id"] for record in notes[:PAGE]]
     await floor.read(link_cypher.BACKLINK_COUNTS, ids=ids, types=None, ownerKeys=None)
     return len(ids)
@@ -206,15 +211,27 @@ query View($id: ID!) {
 }"""
 
 
-async def floor_traverse(floor: Floor, seed: str, max_nodes: int, truncate: bool) -> list[str]:
-    """LinkService.traverse: check the seed, then one BFS-level statement per hop and the same cut-off rule."""
-    await floor.read(item_cypher.ITEM_BY_ID, id=seed)
+async def floor_traverse(floor: Floor, seed: str, max_nodes: int, truncate: bool, edges: bool = False) -> list[str]:
+    """LinkService.traverse (and graph_view with `edges`): in one transaction, check the seed, then one BFS-level
+    statement per hop with the same cut-off rule (and the edges among what it reached)."""
+    async def bfs(tx: AsyncManagedTransaction) -> list[str]:
+        await rows(tx, item_cypher.ITEMS_BY_IDS, tenant=floor.tenant, ids=[seed])
+        reached = await _levels(tx, floor.tenant, seed, max_nodes, truncate)
+        if edges:
+            await rows(tx, link_cypher.EDGES_AMONG, tenant=floor.tenant, ids=[seed, *reached], limit=GRAPH_EDGE_CAP)
+        return reached
+
+    return await floor.transaction(bfs)
+
+
+async def _levels(tx: AsyncManagedTransaction, tenant: str, seed: str, max_nodes: int, truncate: bool) -> list[str]:
     visited = {seed}
     frontier = [seed]
     reached: list[str] = []
     for _ in range(HOPS):
-        level = await floor.read(link_cypher.LEVEL_QUERIES[Direction.BOTH], frontier=frontier, visited=list(visited),
-                                 types=None, ownerKeys=None)
+        level = await rows(tx, link_cypher.LEVEL_QUERIES[Direction.BOTH], tenant=tenant, frontier=frontier,
+                           visited=list(visited), types=None, ownerKeys=None, ranked=False,
+                           limit=max_nodes - len(reached) + 1)
         frontier = []
         for record in level:
             other = record["m"]["id"]
@@ -268,11 +285,7 @@ def graph_view_hub(s: Sides) -> Workload:
     hub = s.note(s.seeds.hub).id
 
     async def floor(worker: int, i: int) -> int:
-        await s.floor.read(item_cypher.ITEM_BY_ID, id=hub)
-        reached = await floor_traverse(s.floor, hub, MAX_NODES, truncate=True)
-        ids = [hub, *reached]
-        await s.floor.read(link_cypher.EDGES_AMONG, ids=ids, limit=GRAPH_EDGE_CAP)
-        return len(ids)
+        return 1 + len(await floor_traverse(s.floor, hub, MAX_NODES, truncate=True, edges=True))
 
     s.skipped.setdefault(
         "peer: 2-hop from a hub", "@neo4j/graphql has no capped BFS; a nested query returns every neighbour's "

@@ -7,7 +7,10 @@ from typing import Any
 from neo4j import AsyncManagedTransaction
 
 from vaultgraph.domain import Document
-from vaultgraph.graph.records import document_from_node
+from vaultgraph.graph.records import document_from_node, document_map
+
+# Every statement returning a document returns its projection (never the embedding) under the name `d`.
+_DOCUMENT = document_map("d") + " AS d"
 
 CREATE_DOCUMENT = """
 CREATE (d:Item:Document {
@@ -17,16 +20,17 @@ CREATE (d:Item:Document {
   metadata: $metadata, category: $category, enrichmentStage: 'QUEUED',
   createdAt: datetime(), updatedAt: datetime(), enrichmentUpdatedAt: datetime()
 })
-RETURN d
-"""
+RETURN """ + _DOCUMENT
 
-DOCUMENT_BY_ID = "MATCH (d:Item:Document {tenantId: $tenant, id: $id}) WHERE d.deletedAt IS NULL RETURN d"
+DOCUMENT_BY_ID = (
+    "MATCH (d:Item:Document {tenantId: $tenant, id: $id}) WHERE d.deletedAt IS NULL RETURN " + _DOCUMENT
+)
 
 DOCUMENT_BY_PATH = """
 MATCH (d:Document {tenantId: $tenant, path: $path})
 WHERE d.deletedAt IS NULL AND ($ownerKeys IS NULL OR d.ownerKey IN $ownerKeys)
-RETURN d ORDER BY d.ownerKey LIMIT 1
-"""
+WITH d ORDER BY d.ownerKey LIMIT 1
+RETURN """ + _DOCUMENT
 
 DOCUMENT_EXISTS_AT = """
 MATCH (d:Document {tenantId: $tenant, ownerKey: $ownerKey, path: $path}) RETURN d.id AS id
@@ -46,8 +50,8 @@ WHERE d.deletedAt IS NULL AND ($ownerKeys IS NULL OR d.ownerKey IN $ownerKeys)
 
 DOCUMENTS_PAGE = _DOCUMENT_FILTERS + """\
   AND ($afterPath IS NULL OR d.path > $afterPath OR (d.path = $afterPath AND d.id > $afterId))
-RETURN d ORDER BY d.path, d.id LIMIT $limit
-"""
+WITH d ORDER BY d.path, d.id LIMIT $limit
+RETURN """ + _DOCUMENT
 
 COUNT_DOCUMENTS = _DOCUMENT_FILTERS + "RETURN count(d) AS total\n"
 
@@ -58,8 +62,7 @@ SET d.title = coalesce($title, d.title), d.docType = coalesce($docType, d.docTyp
     d.updatedAt = datetime(),
     // a category set here is the user's: enrichment no longer picks one (see graph/enrichment.py)
     d.categorySource = CASE WHEN $category IS NULL THEN d.categorySource ELSE null END
-RETURN d
-"""
+RETURN """ + _DOCUMENT
 
 NODE_LABELS = "MATCH (n:Item {tenantId: $tenant, id: $id}) WHERE n.deletedAt IS NULL RETURN labels(n) AS labels"
 
@@ -94,6 +97,11 @@ async def document_id_at(tx: AsyncManagedTransaction, tenant: str, owner_key: st
 async def documents_page(tx: AsyncManagedTransaction, **params: Any) -> list[Document]:
     result = await tx.run(DOCUMENTS_PAGE, **params)
     return [document_from_node(record["d"]) async for record in result]
+
+
+async def documents_page_and_total(tx: AsyncManagedTransaction, **params: Any) -> tuple[list[Document], int]:
+    """A page and the total of its filters in one transaction."""
+    return await documents_page(tx, **params), await count_documents(tx, **params)
 
 
 async def count_documents(tx: AsyncManagedTransaction, **params: Any) -> int:

@@ -5,10 +5,11 @@ from __future__ import annotations
 from neo4j import AsyncManagedTransaction
 
 from vaultgraph.domain import Item
-from vaultgraph.graph.records import item_from_node
+from vaultgraph.graph.records import item_from_node, item_map
 
-ITEM_BY_ID = "MATCH (n:Item {tenantId: $tenant, id: $id}) WHERE n.deletedAt IS NULL RETURN n"
-ITEMS_BY_IDS = "MATCH (n:Item {tenantId: $tenant}) WHERE n.id IN $ids AND n.deletedAt IS NULL RETURN n"
+_ITEM = item_map("n") + " AS n"
+ITEM_BY_ID = "MATCH (n:Item {tenantId: $tenant, id: $id}) WHERE n.deletedAt IS NULL RETURN " + _ITEM
+ITEMS_BY_IDS = "MATCH (n:Item {tenantId: $tenant}) WHERE n.id IN $ids AND n.deletedAt IS NULL RETURN " + _ITEM
 
 
 async def item_by_id(tx: AsyncManagedTransaction, tenant: str, id: str) -> Item | None:

@@ -12,8 +12,8 @@ from typing import Any
 
 from neo4j import AsyncManagedTransaction, AsyncResult
 
-from vaultgraph.domain import Direction, Link
-from vaultgraph.graph.records import item_from_node, link_from_record
+from vaultgraph.domain import Direction, Item, Link
+from vaultgraph.graph.records import item_from_node, item_map, link_from_record, link_map
 
 
 @dataclass
@@ -160,8 +160,7 @@ DELETE g
 
 LINK_BY_ID = """
 MATCH (s:Item {tenantId: $tenant})-[r {id: $linkId}]->(t)
-RETURN r, s, t
-"""
+RETURN """ + f"{link_map('r')} AS r, {item_map('s')} AS s, {item_map('t')} AS t"
 
 LINK_EXISTS = """
 MATCH (:Item {tenantId: $tenant, id: $id})-[r {ref: $ref}]->() WHERE type(r) = $type RETURN r.id AS id
@@ -182,8 +181,7 @@ _PAGE_TAIL = """
   AND ($afterTs IS NULL OR r.createdAt > datetime($afterTs) OR (r.createdAt = datetime($afterTs) AND r.id > $afterId))
   RETURN r, other ORDER BY r.createdAt, r.id LIMIT $limit
 }
-RETURN id, r, other
-"""
+RETURN id, """ + f"{link_map('r')} AS r, {item_map('other')} AS other"
 
 OUTGOING_PAGES = """
 UNWIND $ids AS id
@@ -213,14 +211,23 @@ RETURN id, count(r) AS total
 """
 
 # One BFS level: every edge from the frontier to an unvisited, visible item; ghosts are not traversable.
+# Each item comes once, by the first edge that reaches it in (fid, createdAt, id) order — with $ranked, the
+# frontier's own order comes first — and at most $limit items come (BFS asks for one more than it can still take,
+# so it tells "full" from "over"): a hub's level is cut in Neo4j, not after shipping its thousands of neighbours.
+# `collect` keeps the order of the rows it is fed.
 _LEVEL = """
-UNWIND $frontier AS fid
+UNWIND range(0, size($frontier) - 1) AS i
+WITH i, $frontier[i] AS fid
 MATCH (f:Item {tenantId: $tenant, id: fid}){pattern}(m:Item {tenantId: $tenant})
 WHERE NOT m.id IN $visited AND m.deletedAt IS NULL AND m.archivedAt IS NULL
   AND ($types IS NULL OR type(r) IN $types)
   AND ($ownerKeys IS NULL OR m.ownerKey IN $ownerKeys)
-RETURN fid, r.id AS linkId, type(r) AS type, startNode(r) = f AS outgoing, m
-ORDER BY fid, r.createdAt, r.id
+WITH fid, f, r, m, CASE WHEN $ranked THEN i ELSE 0 END AS rank
+ORDER BY rank, fid, r.createdAt, r.id
+WITH m, collect({rank: rank, fid: fid, linkId: r.id, type: type(r), outgoing: startNode(r) = f,
+                 at: r.createdAt})[0] AS via
+WITH m, via ORDER BY via.rank, via.fid, via.at, via.linkId LIMIT coalesce($limit, 1000000000)
+RETURN via.fid AS fid, via.linkId AS linkId, via.type AS type, via.outgoing AS outgoing, """ + item_map("m") + """ AS m
 """
 LEVEL_QUERIES = {
     Direction.OUT: _LEVEL.replace("{pattern}", "-[r]->"),
@@ -231,14 +238,15 @@ LEVEL_QUERIES = {
 GLOBAL_GRAPH_NODES = """
 MATCH (n:Item {tenantId: $tenant})
 WHERE n.deletedAt IS NULL AND n.archivedAt IS NULL AND ($ownerKeys IS NULL OR n.ownerKey IN $ownerKeys)
-RETURN n ORDER BY n.createdAt DESC, n.id LIMIT $limit
-"""
+WITH n ORDER BY n.createdAt DESC, n.id LIMIT $limit
+RETURN """ + item_map("n") + " AS n"
 
+# The endpoints are among the caller's nodes already: ids only.
 EDGES_AMONG = """
 MATCH (s:Item {tenantId: $tenant})-[r]->(t:Item {tenantId: $tenant})
 WHERE s.id IN $ids AND t.id IN $ids
-RETURN r, s, t ORDER BY r.createdAt, r.id LIMIT $limit
-"""
+WITH s, r, t ORDER BY r.createdAt, r.id LIMIT $limit
+RETURN s.id AS sourceId, t.id AS targetId, """ + link_map("r") + " AS r"
 
 
 async def wikilink_refs(tx: AsyncManagedTransaction, tenant: str, id: str) -> set[str]:
@@ -295,13 +303,24 @@ async def link_pages(
     return pages
 
 
+async def link_pages_and_counts(
+    tx: AsyncManagedTransaction, outgoing: bool, **params: Any
+) -> tuple[dict[str, list[Link]], dict[str, int]]:
+    """Pages and their totals in one transaction, for a connection that asks for both."""
+    pages = await link_pages(tx, outgoing, **params)
+    return pages, await link_counts(tx, outgoing, **params)
+
+
 async def link_counts(tx: AsyncManagedTransaction, outgoing: bool, **params: Any) -> dict[str, int]:
     result = await tx.run(OUTGOING_COUNTS if outgoing else BACKLINK_COUNTS, **params)
     return {record["id"]: record["total"] async for record in result}
 
 
-async def bfs_level(tx: AsyncManagedTransaction, direction: Direction, **params: Any) -> list[dict[str, Any]]:
-    result = await tx.run(LEVEL_QUERIES[direction], **params)
+async def bfs_level(
+    tx: AsyncManagedTransaction, direction: Direction, limit: int | None = None, ranked: bool = False, **params: Any
+) -> list[dict[str, Any]]:
+    """The items one step from `frontier`, each once; `limit` caps them, `ranked` prefers earlier frontier ids."""
+    result = await tx.run(LEVEL_QUERIES[direction], limit=limit, ranked=ranked, **params)
     return [
         {**dict(record), "item": item_from_node(record["m"])}
         async for record in result
@@ -310,13 +329,18 @@ async def bfs_level(tx: AsyncManagedTransaction, direction: Direction, **params:
 
 async def global_graph(
     tx: AsyncManagedTransaction, tenant: str, owner_keys: list[str] | None, node_limit: int, edge_limit: int
-) -> tuple[list[Any], list[Link]]:
+) -> tuple[list[Item], list[Link]]:
     result = await tx.run(GLOBAL_GRAPH_NODES, tenant=tenant, ownerKeys=owner_keys, limit=node_limit)
     nodes = [item_from_node(record["n"]) async for record in result]
-    edges = await edges_among(tx, tenant, [n.id for n in nodes], edge_limit)
+    edges = await edges_among(tx, tenant, nodes, edge_limit)
     return nodes, edges
 
 
-async def edges_among(tx: AsyncManagedTransaction, tenant: str, ids: list[str], limit: int) -> list[Link]:
-    result = await tx.run(EDGES_AMONG, tenant=tenant, ids=ids, limit=limit)
-    return [link_from_record(record["r"], record["s"], record["t"]) async for record in result]
+async def edges_among(tx: AsyncManagedTransaction, tenant: str, nodes: list[Item], limit: int) -> list[Link]:
+    """Resolved edges among these items, each with its endpoints taken from `nodes`."""
+    by_id = {node.id: node for node in nodes}
+    result = await tx.run(EDGES_AMONG, tenant=tenant, ids=list(by_id), limit=limit)
+    return [
+        link_from_record(record["r"], source_id=record["sourceId"], target_id=record["targetId"], items=by_id)
+        async for record in result
+    ]

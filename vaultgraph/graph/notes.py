@@ -7,15 +7,18 @@ from typing import Any
 from neo4j import AsyncManagedTransaction
 
 from vaultgraph.domain import Note
-from vaultgraph.graph.records import note_from_node
+from vaultgraph.graph.records import note_from_node, note_map
 
-NOTE_BY_ID = "MATCH (n:Item:Note {tenantId: $tenant, id: $id}) RETURN n"
+# Every statement returning a note returns its projection (never the embedding) under the name `n`.
+_NOTE = note_map("n") + " AS n"
+
+NOTE_BY_ID = "MATCH (n:Item:Note {tenantId: $tenant, id: $id}) RETURN " + _NOTE
 
 NOTE_BY_SLUG = """
 MATCH (n:Note {tenantId: $tenant, slug: $slug})
 WHERE $ownerKeys IS NULL OR n.ownerKey IN $ownerKeys
-RETURN n ORDER BY CASE n.ownerKey WHEN $preferOwner THEN 0 WHEN 'shared' THEN 1 ELSE 2 END LIMIT 1
-"""
+WITH n ORDER BY CASE n.ownerKey WHEN $preferOwner THEN 0 WHEN 'shared' THEN 1 ELSE 2 END LIMIT 1
+RETURN """ + _NOTE
 
 SLUG_HOLDER = """
 MATCH (n:Note {tenantId: $tenant, ownerKey: $ownerKey, slug: $slug}) WHERE n.id <> $id
@@ -27,20 +30,17 @@ CREATE (n:Item:Note {id: $id, tenantId: $tenant, scope: $scope, agentId: $agentI
                      ownerKey: $ownerKey, createdByAgentId: $createdBy, indexed: false,
                      createdAt: datetime(), updatedAt: datetime()})
 SET n += $props
-RETURN n
-"""
+RETURN """ + _NOTE
 
 UPDATE_NOTE = """
 MATCH (n:Item:Note {tenantId: $tenant, id: $id})
 SET n += $props, n.updatedAt = datetime()
-RETURN n
-"""
+RETURN """ + _NOTE
 
 SET_ARCHIVED = """
 MATCH (n:Item:Note {tenantId: $tenant, id: $id})
 SET n.archivedAt = CASE WHEN $archived THEN datetime() ELSE null END, n.updatedAt = datetime()
-RETURN n
-"""
+RETURN """ + _NOTE
 
 SET_INDEXED = "MATCH (n:Item:Note {tenantId: $tenant, id: $id}) SET n.indexed = $indexed"
 
@@ -58,8 +58,8 @@ WHERE ($ownerKeys IS NULL OR n.ownerKey IN $ownerKeys)
 
 NOTES_PAGE = _NOTE_FILTERS + """\
   AND ($afterTs IS NULL OR n.updatedAt < datetime($afterTs) OR (n.updatedAt = datetime($afterTs) AND n.id > $afterId))
-RETURN n ORDER BY n.updatedAt DESC, n.id LIMIT $limit
-"""
+WITH n ORDER BY n.updatedAt DESC, n.id LIMIT $limit
+RETURN """ + _NOTE
 
 COUNT_NOTES = _NOTE_FILTERS + "RETURN count(n) AS total\n"
 
@@ -114,6 +114,11 @@ async def set_indexed(tx: AsyncManagedTransaction, tenant: str, id: str, indexed
 async def notes_page(tx: AsyncManagedTransaction, **params: Any) -> list[Note]:
     result = await tx.run(NOTES_PAGE, **params)
     return [note_from_node(record["n"]) async for record in result]
+
+
+async def notes_page_and_total(tx: AsyncManagedTransaction, **params: Any) -> tuple[list[Note], int]:
+    """A page and the total of its filters in one transaction: one round of BEGIN/COMMIT, not two."""
+    return await notes_page(tx, **params), await count_notes(tx, **params)
 
 
 async def count_notes(tx: AsyncManagedTransaction, **params: Any) -> int:

@@ -1,17 +1,74 @@
-"""Records become domain values here, and only here."""
+"""Records become domain values here, and only here.
+
+Statements return map projections, never whole nodes: a node carries its 384-float embedding (and more), which
+the driver would decode float by float only for it to be dropped. `note_map("n")`, `document_map("d")`,
+`item_map("n")` and `link_map("r")` are the projection fragments every statement splices into its RETURN, so the
+properties a record needs are named once, next to the function that reads them. The mapping functions still take
+a whole node too (a `neo4j.graph.Node` reads like a map), for statements that have not moved to a projection.
+"""
 
 from __future__ import annotations
 
 import json
-from datetime import datetime
+from collections.abc import Iterable, Mapping
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from vaultgraph.domain import Document, Enrichment, EnrichmentStage, Item, Link, LinkOrigin, Note, Owner, Scope
 
+_OWNER_FIELDS = ("id", "tenantId", "scope", "agentId", "teamId")
+NOTE_FIELDS = (*_OWNER_FIELDS, "slug", "title", "body", "bodySha256", "frontmatter", "tags", "kind", "noteDate",
+               "pinned", "archivedAt", "createdByAgentId", "indexed", "createdAt", "updatedAt", "vaultPath")
+DOCUMENT_FIELDS = (*_OWNER_FIELDS, "path", "title", "docType", "contentHash", "sizeBytes", "summary", "category",
+                   "metadata", "enrichmentStage", "enrichmentError", "enrichmentUpdatedAt", "createdAt",
+                   "updatedAt")
+ITEM_FIELDS = tuple(dict.fromkeys((*NOTE_FIELDS, *DOCUMENT_FIELDS)))
+LINK_FIELDS = ("id", "ref", "label", "heading", "context", "origin", "confidence", "createdAt")
+# Instants travel as microseconds since the epoch: the driver hydrates a DateTime in pure Python (time zone
+# arithmetic included), which cost more than all the other fields of a record together; an int costs nothing.
+DATETIME_FIELDS = frozenset({"createdAt", "updatedAt", "archivedAt", "enrichmentUpdatedAt"})
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def _entry(var: str, name: str) -> str:
+    if name in DATETIME_FIELDS:
+        return f"{name}: {var}.{name}.epochSeconds * 1000000 + {var}.{name}.microsecond"
+    return f".{name}"
+
+
+def projection(var: str, fields: Iterable[str], **computed: str) -> str:
+    """`var {.a, .b, key: expression}`: a Cypher map projection of these properties (absent ones come as null)."""
+    entries = [_entry(var, name) for name in fields] + [f"{key}: {expr}" for key, expr in computed.items()]
+    return f"{var} {{{', '.join(entries)}}}"
+
+
+def note_map(var: str) -> str:
+    return projection(var, NOTE_FIELDS)
+
+
+def document_map(var: str) -> str:
+    return projection(var, DOCUMENT_FIELDS)
+
+
+def item_map(var: str) -> str:
+    """A note or a document (`isNote` tells which); on a ghost every field is null and `isItem` false."""
+    return projection(var, ITEM_FIELDS, isNote=f"{var}:Note", isItem=f"{var}:Item")
+
+
+def link_map(var: str) -> str:
+    return projection(var, LINK_FIELDS, type=f"type({var})")
+
 
 def to_datetime(value: Any) -> datetime:
-    """Neo4j returns its own DateTime; the domain speaks Python's."""
+    """Neo4j returns its own DateTime (or a projection's microseconds since the epoch); the domain speaks Python's."""
+    if isinstance(value, int):
+        return _EPOCH + timedelta(microseconds=value)
     return value.to_native() if hasattr(value, "to_native") else value  # type: ignore[no-any-return]
+
+
+def _has_label(node: Any, label: str, flag: str) -> bool:
+    labels = getattr(node, "labels", None)  # a whole node; a projection says it in a flag
+    return label in labels if labels is not None else bool(node.get(flag))
 
 
 def owner_from_node(node: Any) -> Owner:
@@ -28,12 +85,12 @@ def document_from_node(node: Any) -> Document:
         title=node["title"],
         doc_type=node["docType"],
         content_hash=node.get("contentHash"),
-        size_bytes=node.get("sizeBytes", 0),
+        size_bytes=node.get("sizeBytes") or 0,
         summary=node.get("summary"),
         category=node.get("category"),
         metadata=json.loads(node.get("metadata") or "{}"),
         enrichment=Enrichment(
-            EnrichmentStage(node.get("enrichmentStage", "QUEUED")),
+            EnrichmentStage(node.get("enrichmentStage") or "QUEUED"),
             node.get("enrichmentError"),
             to_datetime(updated) if updated is not None else None,
         ),
@@ -51,11 +108,11 @@ def note_from_node(node: Any) -> Note:
         owner=owner_from_node(node),
         slug=node["slug"],
         title=node["title"],
-        body=node.get("body", ""),
-        body_sha256=node.get("bodySha256", ""),
+        body=node.get("body") or "",
+        body_sha256=node.get("bodySha256") or "",
         frontmatter=json.loads(node.get("frontmatter") or "{}"),
         tags=tuple(node.get("tags") or ()),
-        kind=node.get("kind", "note"),
+        kind=node.get("kind") or "note",
         note_date=note_date.to_native() if note_date is not None else None,
         pinned=bool(node.get("pinned", False)),
         archived_at=to_datetime(archived) if archived is not None else None,
@@ -68,27 +125,31 @@ def note_from_node(node: Any) -> Note:
 
 
 def item_from_node(node: Any) -> Item:
-    return note_from_node(node) if "Note" in node.labels else document_from_node(node)
+    return note_from_node(node) if _has_label(node, "Note", "isNote") else document_from_node(node)
 
 
 def link_from_record(
-    rel: Any, source: Any | None = None, target: Any | None = None, source_id: str | None = None
+    rel: Any, source: Any | None = None, target: Any | None = None, source_id: str | None = None,
+    target_id: str | None = None, items: Mapping[str, Item] | None = None,
 ) -> Link:
-    """`rel` is the relationship; `source`/`target` the endpoint nodes when the query returned them, else
-    `source_id` when the caller knows it (a relationship's own endpoint nodes carry no properties)."""
-    is_item = target is not None and "Item" in target.labels
+    """`rel` is the relationship (or its `link_map`); `source`/`target` the endpoint nodes (or their `item_map`)
+    when the query returned them, else `source_id` (and `target_id` of a resolved edge) when the caller knows
+    them, with `items` to take the endpoints from when the caller holds them already."""
+    is_item = target is not None and _has_label(target, "Item", "isItem")
+    kind: str = rel["type"] if isinstance(rel, dict) else rel.type
+    known = items or {}
     return Link(
         id=rel["id"],
-        type=rel.type,
+        type=kind,
         source_id=source["id"] if source is not None else str(source_id),
-        target_id=target["id"] if target is not None and is_item else None,
+        target_id=target["id"] if target is not None and is_item else target_id,
         ref=rel["ref"],
         label=rel.get("label"),
         heading=rel.get("heading"),
         context=rel.get("context"),
-        origin=LinkOrigin(rel.get("origin", "user")),
+        origin=LinkOrigin(rel.get("origin") or "user"),
         confidence=rel.get("confidence"),
         created_at=to_datetime(rel["createdAt"]),
-        source=item_from_node(source) if source is not None else None,
-        target=item_from_node(target) if is_item else None,
+        source=item_from_node(source) if source is not None else known.get(str(source_id)),
+        target=item_from_node(target) if target is not None and is_item else known.get(target_id or ""),
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
 from datetime import datetime
 
 import strawberry
@@ -62,24 +63,33 @@ class LinkEdge:
 class LinkConnection:
     page_key: strawberry.Private[PageKey]
     count_key: strawberry.Private[CountKey]
+    # True when the query asks for the page and its totalCount: then one loader reads both in one transaction;
+    # a totalCount alone (a list of items with their counts) stays the cheap count statement.
+    with_totals: strawberry.Private[bool] = False
+
+    def _page(self, info: Info) -> Awaitable[domain.Page[domain.Link]]:
+        loaders = info.context.loaders
+        return (loaders.link_pages_with_totals if self.with_totals else loaders.link_pages).load(self.page_key)
 
     @strawberry.field
     async def edges(self, info: Info) -> list[LinkEdge]:
-        page = await info.context.loaders.link_pages.load(self.page_key)
+        page = await self._page(info)
         return [LinkEdge(cursor=cursor, node=Link.from_domain(link)) for cursor, link in page.items]
 
     @strawberry.field
     async def nodes(self, info: Info) -> list[Link]:
-        page = await info.context.loaders.link_pages.load(self.page_key)
+        page = await self._page(info)
         return [Link.from_domain(link) for _, link in page.items]
 
     @strawberry.field
     async def page_info(self, info: Info) -> PageInfo:
-        page = await info.context.loaders.link_pages.load(self.page_key)
+        page = await self._page(info)
         return PageInfo(has_next_page=page.has_next_page, end_cursor=page.items[-1][0] if page.items else None)
 
     @strawberry.field(description="All links matching the filters, across pages.")
     async def total_count(self, info: Info) -> int:
+        if self.with_totals:
+            return (await self._page(info)).total_count
         return await info.context.loaders.link_counts.load(self.count_key)
 
 

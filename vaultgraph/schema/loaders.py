@@ -37,6 +37,8 @@ class Loaders:
         self.principal = principal
         self.items: DataLoader[str, Item | None] = DataLoader(load_fn=self._items)
         self.link_pages: DataLoader[PageKey, Page[Link]] = DataLoader(load_fn=self._pages)
+        # For connections that ask for their links and their totalCount: both from one transaction.
+        self.link_pages_with_totals: DataLoader[PageKey, Page[Link]] = DataLoader(load_fn=self._pages_with_totals)
         self.link_counts: DataLoader[CountKey, int] = DataLoader(load_fn=self._counts)
 
     async def _items(self, ids: Sequence[str]) -> list[Item | None]:
@@ -44,6 +46,12 @@ class Loaders:
         return [found.get(item_id) for item_id in ids]
 
     async def _pages(self, keys: Sequence[PageKey]) -> list[Page[Link] | BaseException]:
+        return await self._load_pages(keys, with_totals=False)
+
+    async def _pages_with_totals(self, keys: Sequence[PageKey]) -> list[Page[Link] | BaseException]:
+        return await self._load_pages(keys, with_totals=True)
+
+    async def _load_pages(self, keys: Sequence[PageKey], with_totals: bool) -> list[Page[Link] | BaseException]:
         groups: dict[tuple[bool, tuple[str, ...] | None, int | None, str | None], list[str]] = defaultdict(list)
         for key in keys:
             groups[(key.outgoing, key.types, key.first, key.after)].append(key.item_id)
@@ -51,7 +59,7 @@ class Loaders:
         for (outgoing, types, first, after), ids in groups.items():
             try:
                 pages = await self.services.links.pages(self.principal, ids, outgoing, list(types) if types else None,
-                                                        first, after)
+                                                        first, after, with_totals)
             except Exception as exc:  # an invalid argument fails exactly the fields that asked for it
                 for item_id in ids:
                     results[PageKey(item_id, outgoing, types, first, after)] = exc

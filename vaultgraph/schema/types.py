@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from datetime import date, datetime
-from typing import TYPE_CHECKING, Annotated, TypeAlias, cast
+from typing import TYPE_CHECKING, Annotated, Any, TypeAlias, cast
 
 import strawberry
 from strawberry.scalars import JSON
+from strawberry.types.nodes import SelectedField
 
 from vaultgraph import domain
 from vaultgraph.schema.context import Info
@@ -35,13 +36,29 @@ class Node:
     id: strawberry.ID
 
 
-def _connection(item_id: str, outgoing: bool, types: list[str] | None, first: int | None,
+_PAGE_FIELDS = frozenset({"edges", "nodes", "pageInfo"})
+
+
+def _selected_names(selections: list[Any]) -> set[str]:
+    """Field names selected on a connection, through fragments."""
+    names: set[str] = set()
+    for selection in selections:
+        if isinstance(selection, SelectedField):
+            names.add(selection.name)
+        else:
+            names |= _selected_names(selection.selections)
+    return names
+
+
+def _connection(info: Info, item_id: str, outgoing: bool, types: list[str] | None, first: int | None,
                 after: str | None) -> LinkConnection:
     from vaultgraph.schema.links import LinkConnection
 
     key_types = tuple(types) if types else None
+    selected = _selected_names([s for field in info.selected_fields for s in field.selections])
     return LinkConnection(page_key=PageKey(item_id, outgoing, key_types, first, after),
-                          count_key=CountKey(item_id, outgoing, key_types))
+                          count_key=CountKey(item_id, outgoing, key_types),
+                          with_totals="totalCount" in selected and bool(selected & _PAGE_FIELDS))
 
 
 @strawberry.interface(description="A document or a note: something links point to and from.")
@@ -52,14 +69,14 @@ class Item(Node):
     team_id: str | None
 
     @strawberry.field(description="Links from this item, ghosts (unresolved [[refs]]) included, oldest first.")
-    def outgoing(self, types: list[str] | None = None, first: int | None = None,
+    def outgoing(self, info: Info, types: list[str] | None = None, first: int | None = None,
                  after: str | None = None) -> LinkConnectionType:
-        return _connection(str(self.id), True, types, first, after)
+        return _connection(info, str(self.id), True, types, first, after)
 
     @strawberry.field(description="Links to this item from items you can see, with their context snippets.")
-    def backlinks(self, types: list[str] | None = None, first: int | None = None,
+    def backlinks(self, info: Info, types: list[str] | None = None, first: int | None = None,
                   after: str | None = None) -> LinkConnectionType:
-        return _connection(str(self.id), False, types, first, after)
+        return _connection(info, str(self.id), False, types, first, after)
 
 
 @strawberry.type

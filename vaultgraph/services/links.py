@@ -13,7 +13,7 @@ from vaultgraph.domain import Direction, Document, Item, Link, Page, Principal, 
 from vaultgraph.errors import Conflict, InvalidInput, LimitExceeded, NotFound
 from vaultgraph.graph import items as item_cypher
 from vaultgraph.graph import links as cypher
-from vaultgraph.graph.session import Graph
+from vaultgraph.graph.session import AsyncManagedTransaction, Graph
 from vaultgraph.services.pagination import decode_cursor, encode_cursor, page_size
 from vaultgraph.services.wikilink_sync import canonical_ref, resolve_refs, safe_slug
 from vaultgraph.workspace import Workspace
@@ -144,18 +144,24 @@ class LinkService:
 
     async def pages(
         self, principal: Principal, item_ids: list[str], outgoing: bool, types: list[str] | None,
-        first: int | None, after: str | None,
+        first: int | None, after: str | None, with_totals: bool = False,
     ) -> dict[str, Page[Link]]:
-        """Pages of links for many items in one query (a DataLoader batches these)."""
+        """Pages of links for many items in one query (a DataLoader batches these). With `with_totals`, each
+        page's `total_count` comes from the same transaction (one round trip for a connection asking for both)."""
         limit = page_size(first, self.max_page_size)
         after_ts, after_id = decode_cursor(after, 2) if after else (None, None)
-        rows = await self.graph.read(
-            cypher.link_pages, outgoing, tenant=principal.tenant_id, ids=item_ids, types=link_types(types),
-            ownerKeys=principal.visible_owner_keys(), afterTs=after_ts, afterId=after_id, limit=limit + 1,
-        )
+        params: dict[str, Any] = {
+            "tenant": principal.tenant_id, "ids": item_ids, "types": link_types(types),
+            "ownerKeys": principal.visible_owner_keys(), "afterTs": after_ts, "afterId": after_id, "limit": limit + 1,
+        }
+        totals: dict[str, int] = {}
+        if with_totals:
+            rows, totals = await self.graph.read(cypher.link_pages_and_counts, outgoing, **params)
+        else:
+            rows = await self.graph.read(cypher.link_pages, outgoing, **params)
         return {
             item_id: Page(items=[(encode_cursor(link.created_at.isoformat(), link.id), link) for link in links[:limit]],
-                          has_next_page=len(links) > limit)
+                          has_next_page=len(links) > limit, total_count=totals.get(item_id, 0))
             for item_id, links in rows.items()
         }
 
@@ -169,23 +175,39 @@ class LinkService:
         self, principal: Principal, seeds: list[str], hops: int = 2, direction: Direction = Direction.BOTH,
         types: list[str] | None = None, max_nodes: int = 200, truncate: bool = False,
     ) -> tuple[list[Reached], bool]:
-        """Bounded BFS over resolved edges, one query per level. Past `max_nodes`: LIMIT_EXCEEDED, or with
-        `truncate` (the explorer's view) stop there and say so."""
+        """Bounded BFS over resolved edges, one query per level, all in one read transaction. Past `max_nodes`:
+        LIMIT_EXCEEDED, or with `truncate` (the explorer's view) stop there and say so."""
         if not 1 <= hops <= MAX_HOPS:
             raise InvalidInput("hops", f"between 1 and {MAX_HOPS}")
         if not 1 <= max_nodes <= MAX_TRAVERSAL_NODES:
             raise InvalidInput("maxNodes", f"between 1 and {MAX_TRAVERSAL_NODES}")
         if not seeds or len(seeds) > MAX_SEEDS:
             raise InvalidInput("from", f"give 1 to {MAX_SEEDS} item ids")
+        link_types(types, "linkTypes")
+        _, reached, truncated = await self.graph.read(
+            self._traverse_tx, principal, seeds, "from", hops, direction, types, max_nodes, truncate)
+        return reached, truncated
+
+    async def _traverse_tx(
+        self, tx: AsyncManagedTransaction, principal: Principal, seeds: list[str], field: str, hops: int,
+        direction: Direction, types: list[str] | None, max_nodes: int, truncate: bool,
+    ) -> tuple[list[Item], list[Reached], bool]:
+        """The seeds (NOT_FOUND for one the caller cannot see) and the BFS from them, in the caller's transaction."""
+        found = await item_cypher.items_by_ids(tx, principal.tenant_id, list(dict.fromkeys(seeds)))
+        roots: list[Item] = []
         for seed in seeds:
-            await self.item(principal, seed, "from")
+            item = found.get(seed)
+            if item is None or not principal.may_read(item.owner):
+                raise NotFound(f"no item with id {seed!r}", id=seed, field=field)
+            roots.append(item)
         visited = set(seeds)
         frontier = list(dict.fromkeys(seeds))
         reached: list[Reached] = []
         for depth in range(1, hops + 1):
-            rows = await self.graph.read(
-                cypher.bfs_level, direction, tenant=principal.tenant_id, frontier=frontier, visited=list(visited),
+            rows = await cypher.bfs_level(
+                tx, direction, tenant=principal.tenant_id, frontier=frontier, visited=list(visited),
                 types=link_types(types, "linkTypes"), ownerKeys=principal.visible_owner_keys(),
+                limit=max_nodes - len(reached) + 1,
             )
             frontier = []
             for row in rows:
@@ -194,7 +216,7 @@ class LinkService:
                     continue
                 if len(reached) == max_nodes:
                     if truncate:
-                        return reached, True
+                        return roots, reached, True
                     raise LimitExceeded(
                         f"the traversal reaches more than maxNodes={max_nodes} items; narrow it with fewer hops, "
                         "linkTypes or a direction, or raise maxNodes", field="maxNodes", limit=max_nodes)
@@ -205,7 +227,7 @@ class LinkService:
                                        from_id=row["fid"]))
             if not frontier:
                 break
-        return reached, False
+        return roots, reached, False
 
     async def graph_view(self, principal: Principal, center: str | None, hops: int, limit: int) -> GraphView:
         """Nodes and resolved edges for the explorer, capped and saying so (ghosts never drawn)."""
@@ -219,11 +241,17 @@ class LinkService:
             ids = {n.id for n in nodes}
             edges = [e for e in edges if e.source_id in ids and e.target_id in ids]
             return GraphView(nodes, edges, truncated, [])
-        root = await self.item(principal, center, "center")
-        reached, truncated = await self.traverse(principal, [center], max(1, min(hops, MAX_HOPS)),
-                                                 max_nodes=max(1, limit - 1), truncate=True)
+        return await self.graph.read(self._graph_view_tx, principal, center, max(1, min(hops, MAX_HOPS)),
+                                     max(1, limit - 1))
+
+    async def _graph_view_tx(
+        self, tx: AsyncManagedTransaction, principal: Principal, center: str, hops: int, max_nodes: int
+    ) -> GraphView:
+        """The center, the capped BFS and the edges among what it reached: one read transaction."""
+        [root], reached, truncated = await self._traverse_tx(
+            tx, principal, [center], "center", hops, Direction.BOTH, None, max_nodes, True)
         nodes = [root, *(r.item for r in reached)]
-        edges = await self.graph.read(cypher.edges_among, principal.tenant_id, [n.id for n in nodes], GRAPH_EDGE_CAP)
+        edges = await cypher.edges_among(tx, principal.tenant_id, nodes, GRAPH_EDGE_CAP)
         return GraphView(nodes, edges, truncated, reached)
 
     async def canvas(self, principal: Principal, center: str, hops: int) -> dict[str, Any]:

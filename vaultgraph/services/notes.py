@@ -179,8 +179,7 @@ class NoteService:
             "kind": filters.kind, "tag": filters.tag, "pinned": filters.pinned,
             "afterTs": after_ts, "afterId": after_id, "limit": limit + 1,
         }
-        rows = await self.graph.read(cypher.notes_page, **params)
-        total = await self.graph.read(cypher.count_notes, **params)
+        rows, total = await self.graph.read(cypher.notes_page_and_total, **params)
         items = [(encode_cursor(n.updated_at.isoformat(), n.id), n) for n in rows[:limit]]
         return Page(items=items, has_next_page=len(rows) > limit, total_count=total)
 

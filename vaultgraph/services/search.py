@@ -275,10 +275,8 @@ class SearchService:
         entries = {hit.item.id: hit for hit in hits}
         rows = await self.graph.read(
             link_cypher.bfs_level, Direction.BOTH, tenant=principal.tenant_id, frontier=list(entries),
-            visited=list(entries), types=None, ownerKeys=principal.visible_owner_keys(),
+            visited=list(entries), types=None, ownerKeys=principal.visible_owner_keys(), ranked=True,
         )
-        rank = {item_id: i for i, item_id in enumerate(entries)}
-        rows.sort(key=lambda row: rank[row["fid"]])
         extras: dict[str, SearchHit] = {}
         for row in rows:
             item: Item = row["item"]

@@ -1,0 +1,79 @@
+"""Parse and validate a query text once, not on every request.
+
+A client sends the same few operations again and again; parsing and validating them (graphql-core's rules, plus
+the API limits' depth, alias and cost rules) was a tenth of a request's time. strawberry's own `ParserCache` and
+`ValidationCache` do not fit: the limits build fresh rule classes per operation (the cost rule reads the
+operation's variables), so a cache keyed on the rules never hits. This one keys a validation on what the rules
+read: the query text and the variables' integer values (the sizes the cost rule multiplies; any other value
+counts by its type alone). Only successes are kept: a refused document is validated again each time, so every
+refusal still carries its own errors. Each schema holds its own cache (its limits come from its Settings).
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Iterator
+from typing import Any
+
+from graphql import DocumentNode
+from strawberry.extensions import SchemaExtension
+
+DEFAULT_MAXSIZE = 256  # distinct query texts kept; bounded so unique texts cannot grow memory without limit
+
+
+class _Lru:
+    def __init__(self, maxsize: int) -> None:
+        self.maxsize = maxsize
+        self.items: OrderedDict[Hashable, Any] = OrderedDict()
+
+    def get(self, key: Hashable) -> Any:
+        value = self.items.get(key)
+        if value is not None:
+            self.items.move_to_end(key)
+        return value
+
+    def put(self, key: Hashable, value: Any) -> None:
+        self.items[key] = value
+        self.items.move_to_end(key)
+        while len(self.items) > self.maxsize:
+            self.items.popitem(last=False)
+
+
+def _variables_key(variables: dict[str, Any] | None) -> tuple[tuple[str, Any], ...]:
+    return tuple(sorted(
+        (name, value if type(value) is int else type(value).__name__) for name, value in (variables or {}).items()
+    ))
+
+
+class DocumentCache(SchemaExtension):
+    def __init__(self, documents: _Lru, validated: _Lru) -> None:
+        super().__init__()
+        self.documents = documents
+        self.validated = validated
+
+    def on_parse(self) -> Iterator[None]:
+        context = self.execution_context
+        query = context.query
+        if query and context.graphql_document is None:
+            cached: DocumentNode | None = self.documents.get(query)
+            if cached is not None:
+                context.graphql_document = cached
+        yield
+        if query and context.graphql_document is not None and not context.pre_execution_errors:
+            self.documents.put(query, context.graphql_document)
+
+    def on_validate(self) -> Iterator[None]:
+        context = self.execution_context
+        key = (context.query, _variables_key(context.variables))
+        hit = context.query is not None and self.validated.get(key) is not None
+        if hit and context.pre_execution_errors is None:
+            context.pre_execution_errors = []  # strawberry validates only while this is None
+        yield
+        if not hit and context.query is not None and context.pre_execution_errors == []:
+            self.validated.put(key, True)
+
+
+def document_cache(maxsize: int = DEFAULT_MAXSIZE) -> Callable[[], SchemaExtension]:
+    """A factory for one schema: every operation gets its own extension, all of them share these two caches."""
+    documents, validated = _Lru(maxsize), _Lru(maxsize)
+    return lambda: DocumentCache(documents, validated)
