@@ -104,18 +104,20 @@ async def test_stage_badges_follow_enrichment_events_without_a_reload(explorer: 
     assert explorer.errors == []
 
 
-async def test_the_upload_dialog_takes_dropped_files_and_a_target_scope(explorer: ExplorerPage) -> None:
+async def test_an_uploaded_file_reaches_done_through_the_subscription(explorer: ExplorerPage) -> None:
     server = explorer.server
     await explorer.open()
     page = explorer.page
     await page.click("#upload-button")
     dialog = page.locator("#upload-dialog")
     await expect(dialog).to_be_visible()
+    await page.select_option("#upload-target", "SHARED")
+    await expect(page.locator("#upload-owner")).to_be_hidden()
     await page.select_option("#upload-target", "TEAM")
     await expect(page.locator("#upload-owner")).to_be_visible()
-    await page.select_option("#upload-target", "SHARED")
+    await page.fill("#upload-owner", "research")
     await page.set_input_files("#upload-input", files=[
-        {"name": "upload-one.md", "mimeType": "text/markdown", "buffer": b"# Uploaded one\nFirst file."},
+        {"name": "upload-one.md", "mimeType": "text/markdown", "buffer": b"# Uploaded one\nFirst file, about tides."},
         {"name": "upload-two.txt", "mimeType": "text/plain", "buffer": b"Second file."},
     ])
     await expect(page.locator("#upload-files li")).to_have_count(2)
@@ -130,10 +132,24 @@ async def test_the_upload_dialog_takes_dropped_files_and_a_target_scope(explorer
         await expect(page.locator("#upload-submit")).to_be_disabled()
         pytest.skip("this server has no uploadDocuments yet: the dialog is disabled with a note (checked)")
 
+    await page.evaluate("window.__sameDocument = true")
+    await page.wait_for_function("document.getElementById('socket-state').dataset.state === 'open'")
     await page.click("#upload-submit")
-    await expect(dialog).to_be_hidden(timeout=20_000)
+    await expect(dialog).to_be_hidden(timeout=60_000)
     await expect(explorer.row("Uploaded one")).to_be_visible()
     await expect(explorer.row("upload-two")).to_be_visible()
+    stored = (await server.data('{ documents(teamId: "research") { nodes { id path teamId } } }'))["documents"]
+    by_path = {n["path"]: n for n in stored["nodes"]}
+    assert set(by_path) == {"upload-one.md", "upload-two.txt"}  # the chosen team's folder of the workspace
+    doc = by_path["upload-one.md"]["id"]
+    badge = page.locator(f'#item-list [data-stage-for="{doc}"]')
+    await expect(badge).to_be_visible()
+    await explorer.shot("upload-badge")
+    await page.wait_for_function(
+        "id => document.querySelector(`#item-list [data-stage-for=\"${id}\"]`)?.dataset.stage === 'DONE'",
+        arg=doc, timeout=180_000)
+    assert await page.evaluate("window.__sameDocument") is True  # followed live, never reloaded
+    await explorer.shot("upload-done")
     assert explorer.errors == []
 
 

@@ -4,23 +4,39 @@ from __future__ import annotations
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from vaultgraph.http.refusals import refusal_response
+from vaultgraph.http.refusals import Refusal, refusal_response
 
 DRAIN_BYTES = 1024 * 1024
+
+
+class BodyTooLarge(Refusal):
+    """Raised from `receive` when a streamed upload passes its cap; the view (or this middleware) answers 413."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(413, "LIMIT_EXCEEDED", f"the upload is larger than {limit} bytes; nothing was stored",
+                         {"Connection": "close"}, limit=limit)
 
 
 class BodySizeLimit:
     """Checks `Content-Length` first (no bytes read), then counts a chunked body while buffering it.
 
-    Buffering is fine at this size (a GraphQL document and its variables); uploads need their own, larger cap."""
+    Buffering is fine at this size (a GraphQL document and its variables). Multipart uploads to `upload_paths`
+    have their own, larger cap, counted as the body streams and never buffered here (the multipart parser spools
+    files to disk)."""
 
-    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+    def __init__(self, app: ASGIApp, max_bytes: int, upload_max_bytes: int = 0,
+                 upload_paths: frozenset[str] = frozenset({"/graphql"})) -> None:
         self.app = app
         self.max_bytes = max_bytes
+        self.upload_max_bytes = upload_max_bytes
+        self.upload_paths = upload_paths
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or self.max_bytes <= 0:
             await self.app(scope, receive, send)
+            return
+        if self.upload_max_bytes > 0 and scope["path"] in self.upload_paths and _is_multipart(scope):
+            await self._upload(scope, receive, send)
             return
         length = dict(scope["headers"]).get(b"content-length")
         if length is not None:
@@ -52,6 +68,41 @@ class BodySizeLimit:
 
         await self.app(scope, replay, send)
 
+    async def _upload(self, scope: Scope, receive: Receive, send: Send) -> None:
+        limit = self.upload_max_bytes
+        length = dict(scope["headers"]).get(b"content-length")
+        if length is not None and not length.isdigit():
+            await self._refuse(scope, receive, send, 400, "INVALID_INPUT", "Content-Length is not a number")
+            return
+        if length is not None and int(length) > limit:
+            await self._drain(receive, {"type": "http.request", "more_body": True})  # a little, then answer
+            await self._too_large(scope, receive, send, limit)
+            return
+        size = 0
+        started = False
+
+        async def counted() -> Message:
+            nonlocal size
+            message = await receive()
+            if message["type"] == "http.request":
+                size += len(message.get("body", b""))
+                if size > limit:
+                    await self._drain(receive, message)
+                    raise BodyTooLarge(limit)
+            return message
+
+        async def watched(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, counted, watched)
+        except BodyTooLarge as exc:  # the view answers it itself; this is for anything that let it through
+            if started:
+                raise
+            await exc.response()(scope, receive, send)
+
     async def _drain(self, receive: Receive, message: Message) -> None:
         """Read (and drop) a little more of an oversized chunked body, so the client, still sending, gets to read
         the 413 instead of a connection reset; bounded, so a flood cannot keep the server reading."""
@@ -62,12 +113,18 @@ class BodySizeLimit:
                 return
             drained += len(message.get("body", b""))
 
-    async def _too_large(self, scope: Scope, receive: Receive, send: Send) -> None:
+    async def _too_large(self, scope: Scope, receive: Receive, send: Send, limit: int | None = None) -> None:
+        limit = limit or self.max_bytes
         await self._refuse(scope, receive, send, 413, "LIMIT_EXCEEDED",
-                           f"the request body is larger than {self.max_bytes} bytes", limit=self.max_bytes)
+                           f"the request body is larger than {limit} bytes", limit=limit)
 
     @staticmethod
     async def _refuse(scope: Scope, receive: Receive, send: Send, status: int, code: str, message: str,
                       **details: object) -> None:
         # Connection: close, so the client does not keep streaming a body nobody reads into a kept-alive socket.
         await refusal_response(status, code, message, {"Connection": "close"}, **details)(scope, receive, send)
+
+
+def _is_multipart(scope: Scope) -> bool:
+    content_type: bytes = dict(scope["headers"]).get(b"content-type", b"")
+    return content_type.split(b";", 1)[0].strip().lower() == b"multipart/form-data"

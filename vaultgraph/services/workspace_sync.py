@@ -4,6 +4,9 @@ By SHA-256: an unchanged file costs a read and a hash; a changed one gets its ne
 enrichment; a new one is registered as it is (the file is not rewritten); a document whose file is gone is deleted
 as for a hard delete (inbound links become ghosts). Ownership comes from the path: `agents/<key>/…` is that agent's,
 `teams/<id>/…` that team's, anything else shared. One scan at a time per tenant.
+
+`sync_paths` does the same for a few named paths (the watcher's settled batch of changes) without walking the tree;
+a scan and a batch of the same tenant never run at once (one lock per tenant), so neither sees the other half done.
 """
 
 from __future__ import annotations
@@ -11,13 +14,14 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 
 import structlog
 
+from vaultgraph import file_walk
 from vaultgraph.domain import Document, Owner, Principal, Scope
 from vaultgraph.errors import AppError, Conflict, Forbidden, InvalidInput
 from vaultgraph.events import EventBus, WorkspaceScanProgress
@@ -66,6 +70,81 @@ def _relative(owner: Owner, path: str) -> str:
     return path
 
 
+def _ignored(parts: tuple[str, ...]) -> bool:
+    """What a walk never enters: hidden files and folders, `.git`, `node_modules` and the other skipped folders."""
+    return any(part.startswith(".") or part in file_walk.SKIPPED_DIRS for part in parts)
+
+
+@dataclass
+class _Batch:
+    """The named paths of one batch, sorted out on disk: files to sync, paths gone, and those skipped with why."""
+
+    files: list[tuple[str, Path]] = field(default_factory=list)
+    gone: list[str] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+
+
+def _sort_out(root: Path, relatives: Iterable[str]) -> _Batch:
+    """Look at each tenant-relative path under `root` by the walk's rules (blocking: run it in a thread).
+
+    A symbolic link is skipped (a link to a folder, or a path through one, is never entered); a folder is walked
+    within the scan limits; a path that is gone is reported gone; a path that resolves outside `root` is refused.
+    """
+    batch = _Batch()
+    root = root.resolve()
+    for raw in sorted(set(relatives)):
+        try:
+            relative = normalize_path(raw) if raw else ""
+        except InvalidInput as exc:
+            batch.skipped.append((raw, exc.message))
+            continue
+        parts = PurePosixPath(relative).parts
+        if _ignored(parts):
+            continue
+        target, linked = root, False
+        for part in parts:
+            target = target / part
+            if target.is_symlink():
+                linked = True
+                break
+        if linked:
+            if target == root.joinpath(*parts):
+                batch.skipped.append((relative, "a symbolic link"))
+            continue  # inside a linked folder: the walk never goes there either
+        if not target.resolve().is_relative_to(root):
+            batch.skipped.append((relative, "resolves outside the workspace"))
+            continue
+        try:
+            if target.is_dir():
+                files, skipped = walk_files(target)
+                prefix = f"{relative}/" if relative else ""
+                batch.files += [(f"{prefix}{child}", path) for child, path in files]
+                batch.skipped += [(f"{prefix}{child}", why) for child, why in skipped]
+            elif target.is_file():
+                size = target.stat().st_size
+                if size > file_walk.MAX_FILE_BYTES:
+                    batch.skipped.append((relative, f"{size} bytes; a file holds at most {file_walk.MAX_FILE_BYTES}"))
+                else:
+                    batch.files.append((relative, target))
+            elif not target.exists():
+                batch.gone.append(relative)
+            else:
+                batch.skipped.append((relative, "not a regular file"))
+        except FileNotFoundError:
+            batch.gone.append(relative)
+        except AppError as exc:  # a folder over the scan limits
+            batch.skipped.append((relative, exc.message))
+    unique: dict[str, Path] = {}
+    for relative, path in batch.files:  # a file named and also inside a named folder counts once
+        unique.setdefault(relative, path)
+    batch.files = list(unique.items())
+    if len(batch.files) > file_walk.MAX_FILES:
+        why = f"{len(batch.files)} files changed at once; a batch holds at most {file_walk.MAX_FILES}: run a rescan"
+        batch.skipped += [(relative, why) for relative, _ in batch.files[file_walk.MAX_FILES:]]
+        batch.files = batch.files[:file_walk.MAX_FILES]
+    return batch
+
+
 def _text(data: bytes) -> str | None:
     """The file as text, or None when it is binary (a NUL byte) or not UTF-8."""
     if b"\x00" in data[:8192]:
@@ -87,6 +166,10 @@ class WorkspaceSync:
         # Called with each document whose file changed (the composition root passes EnrichmentService.enqueue).
         self.on_changed = on_changed
         self._running: dict[str, str] = {}  # tenant → id of its running scan
+        self._locks: dict[str, asyncio.Lock] = {}  # tenant → held by its scan or by a watcher batch
+
+    def _lock(self, tenant_id: str) -> asyncio.Lock:
+        return self._locks.setdefault(tenant_id, asyncio.Lock())
 
     def running_scan(self, tenant_id: str) -> str | None:
         return self._running.get(tenant_id)
@@ -116,21 +199,8 @@ class WorkspaceSync:
         tenant = report.tenant_id
         started = time.monotonic()
         try:
-            root = self.workspace.root / tenant
-            files, skipped = (await asyncio.to_thread(walk_files, root)
-                              if await asyncio.to_thread(root.is_dir) else ([], []))
-            report.total = len(files)
-            report.skipped.extend(skipped)
-            known = {(d.owner.key, d.path): d
-                     for d in await self.graph.read(cypher.tenant_documents, tenant)}
-            last_published = 0.0
-            for relative, file in files:
-                await self._sync_one(report, known, relative, file)
-                report.seen += 1
-                if time.monotonic() - last_published >= PROGRESS_EVERY_SECONDS:
-                    last_published = time.monotonic()
-                    await self._publish(report, relative)
-            await self._remove_missing(report, known)
+            async with self._lock(tenant):
+                await self._walk_and_sync(report)
         finally:
             report.done = True
             self._running.pop(tenant, None)
@@ -138,6 +208,72 @@ class WorkspaceSync:
         log.info("workspace scanned", tenant=tenant, scan=report.scan_id, seen=report.seen, new=len(report.new),
                  changed=len(report.changed), removed=len(report.removed), skipped=len(report.skipped),
                  seconds=round(time.monotonic() - started, 3))
+        return report
+
+    async def _walk_and_sync(self, report: ScanReport) -> None:
+        tenant = report.tenant_id
+        root = self.workspace.root / tenant
+        files, skipped = (await asyncio.to_thread(walk_files, root)
+                          if await asyncio.to_thread(root.is_dir) else ([], []))
+        report.total = len(files)
+        report.skipped.extend(skipped)
+        known = {(d.owner.key, d.path): d
+                 for d in await self.graph.read(cypher.tenant_documents, tenant)}
+        last_published = 0.0
+        for relative, file in files:
+            await self._sync_one(report, known, relative, file)
+            report.seen += 1
+            if time.monotonic() - last_published >= PROGRESS_EVERY_SECONDS:
+                last_published = time.monotonic()
+                await self._publish(report, relative)
+        await self._remove_missing(report, known)
+
+    async def sync_paths(self, tenant_id: str, relatives: Iterable[str]) -> ScanReport:
+        """Bring the documents of these tenant-relative paths in step with their files, as a scan would.
+
+        Added or modified files are registered or get their new hash (an unchanged hash costs a read and nothing
+        else); a folder is walked; a path that is gone removes its document, or every document under it when it
+        was a folder. The same rules as a scan: hidden and skipped folders are ignored, symbolic links and paths
+        outside the tenant's folder never reach the graph. One file's failure is logged and skipped, never fatal.
+        """
+        check_key(tenant_id, "tenant")
+        report = ScanReport(scan_id=f"watch_{uuid.uuid4().hex[:16]}", tenant_id=tenant_id)
+        root = self.workspace.root / tenant_id
+        async with self._lock(tenant_id):
+            batch = await asyncio.to_thread(_sort_out, root, relatives)
+            report.total = len(batch.files)
+            report.skipped.extend(batch.skipped)
+            places: dict[tuple[str, str], str] = {}
+            for relative in [r for r, _ in batch.files] + batch.gone:
+                try:
+                    owner, path = owner_from_path(relative)
+                except InvalidInput:
+                    continue  # a file here is skipped with why by _sync_one; a path gone had no document
+                places[(owner.key, path)] = relative
+            found = await self.graph.read(cypher.documents_at, tenant_id, list(places))
+            known = {(d.owner.key, d.path): d for d in found}
+            for relative, file in batch.files:
+                try:
+                    await self._sync_one(report, known, relative, file)
+                except Exception as exc:  # one bad file never stops the batch (nor the watcher)
+                    log.exception("workspace file sync failed", tenant=tenant_id, path=relative)
+                    report.skipped.append((relative, f"failed: {exc}"))
+                report.seen += 1
+            gone = {key: doc for key, doc in known.items() if places.get(key) in batch.gone}
+            matched = {places[key] for key in gone}
+            unmatched = [relative for relative in batch.gone if relative not in matched]
+            if unmatched:  # maybe a folder: every document under it whose file is gone
+                for document in await self.graph.read(cypher.tenant_documents, tenant_id):
+                    relative = _relative(document.owner, document.path)
+                    if any(not r or relative.startswith(f"{r}/") for r in unmatched):
+                        gone[(document.owner.key, document.path)] = document
+            try:
+                await self._remove_missing(report, gone)
+            except Exception:
+                log.exception("workspace removal failed", tenant=tenant_id, paths=sorted(batch.gone))
+        log.info("workspace paths synced", tenant=tenant_id, batch=report.scan_id, seen=report.seen,
+                 new=len(report.new), changed=len(report.changed), unchanged=report.unchanged,
+                 removed=len(report.removed), skipped=len(report.skipped))
         return report
 
     async def _sync_one(self, report: ScanReport, known: dict[tuple[str, str], Document], relative: str,

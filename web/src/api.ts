@@ -82,7 +82,10 @@ export class Api {
     );
   }
 
-  /** A mutation with files, by the GraphQL multipart request spec (`operations`, `map`, then the files). */
+  /**
+   * A mutation with files, by the GraphQL multipart request spec (`operations`, `map`, then the files). The server
+   * refuses a multipart POST without `Apollo-Require-Preflight`: a cross-site form can never send that header.
+   */
   async upload<T>(query: string, variables: Variables, files: { variable: string; file: File }[]): Promise<T> {
     const form = new FormData();
     const map: Record<string, string[]> = {};
@@ -90,7 +93,7 @@ export class Api {
     form.append("operations", JSON.stringify({ query, variables }));
     form.append("map", JSON.stringify(map));
     files.forEach((f, i) => form.append(String(i), f.file, f.file.name));
-    return this.send<T>(form, {});
+    return this.send<T>(form, { "apollo-require-preflight": "true", accept: "application/graphql-response+json, application/json" });
   }
 
   private async send<T>(body: BodyInit, headers: Record<string, string>): Promise<T> {

@@ -1,25 +1,28 @@
-// The upload dialog (drag and drop or browse, a target scope) and the rescan button. Both speak mutations that a
-// later server release brings (uploadDocuments, rescanWorkspace); without them they say so and stay disabled.
+// The upload dialog (drag and drop or browse, a target scope) and the rescan button: uploadDocuments (a GraphQL
+// multipart request) and rescanWorkspace. On a server without them they say so and stay disabled.
 
 import type { Api } from "./api";
-import { type Capabilities, namedType, typeString } from "./capabilities";
+import { type Capabilities, namedType } from "./capabilities";
 import { byId, fill, formatBytes, h } from "./dom";
+import { DOCUMENT_FIELDS } from "./queries";
 import type { Item, Store } from "./store";
 import { attempt, toastError, toastSuccess } from "./toast";
 
 const MAX_FILES = 50;
 const MAX_BYTES = 50 * 1024 * 1024;
-const ACCEPT = ".md,.markdown,.txt,.json,.yaml,.yml,.csv,.tsv,.html,.htm";
+// What the server accepts (it checks the content too: a binary file named .md is refused with the reason).
+const ACCEPT = ".md,.txt,.json,.yaml,.yml,.csv,.tsv,.html";
 
-/** Every object with an id and a title anywhere in a payload: the documents a mutation answered with. */
-function itemsIn(value: unknown, out: Item[] = []): Item[] {
-  if (Array.isArray(value)) value.forEach((v) => itemsIn(v, out));
-  else if (value && typeof value === "object") {
-    const v = value as Record<string, unknown>;
-    if (typeof v.id === "string" && typeof v.title === "string" && (v.__typename === "Document" || v.__typename === "Note")) out.push(v as unknown as Item);
-    else Object.values(v).forEach((x) => itemsIn(x, out));
+const UPLOAD_DOCUMENTS = `mutation UploadDocuments($files: [Upload!]!, $scope: Scope!, $agentId: String, $teamId: String) {
+  uploadDocuments(files: $files, scope: $scope, agentId: $agentId, teamId: $teamId) {
+    files { filename path status document { id } }
+    documents { ${DOCUMENT_FIELDS} }
   }
-  return out;
+}`;
+
+interface UploadPayload {
+  files: { filename: string; path: string; status: "CREATED" | "UPDATED" | "UNCHANGED"; document: { id: string } }[];
+  documents: Item[];
 }
 
 function summary(value: unknown): string {
@@ -95,8 +98,11 @@ export class UploadDialog {
   }
 
   private addFiles(files: File[]): void {
+    const accepted = ACCEPT.split(",");
     for (const f of files) {
-      if (f.size > MAX_BYTES) toastError(new Error(`${f.name} is larger than 50 MB`), "Upload");
+      const suffix = f.name.includes(".") ? f.name.slice(f.name.lastIndexOf(".")).toLowerCase() : "";
+      if (!accepted.includes(suffix)) toastError(new Error(`${f.name}: only ${accepted.join(" ")} files can be uploaded`), "Upload");
+      else if (f.size > MAX_BYTES) toastError(new Error(`${f.name} is larger than 50 MB`), "Upload");
       else if (!this.files.some((x) => x.name === f.name && x.size === f.size)) this.files.push(f);
     }
     if (this.files.length > MAX_FILES) {
@@ -116,40 +122,32 @@ export class UploadDialog {
   }
 
   private async upload(): Promise<void> {
-    const field = this.caps.field("Mutation", "uploadDocuments");
-    if (!field || !this.files.length) return;
-    const fileArg = field.args.find((a) => namedType(a.type).name === "Upload") ?? field.args.find((a) => a.name === "files");
-    if (!fileArg) {
-      toastError(new Error("uploadDocuments takes no files argument the explorer recognises"), "Upload");
+    if (!this.available || !this.files.length) return;
+    const scope = this.target.value as Item["scope"];
+    const owner = this.owner.value.trim();
+    if (scope !== "SHARED" && !owner) {
+      toastError(new Error(`name the ${scope === "TEAM" ? "team" : "agent"} to upload to`), "Upload");
+      this.owner.focus();
       return;
     }
-    const values: Record<string, unknown> = { [fileArg.name]: this.files.map(() => null) };
-    const scope = this.target.value;
-    const owner = this.owner.value.trim();
-    const wanted: Record<string, unknown> = {
-      scope, agentId: scope === "PERSONAL" ? owner : undefined, teamId: scope === "TEAM" ? owner : undefined,
+    const variables = {
+      files: this.files.map(() => null), scope,
+      agentId: scope === "PERSONAL" ? owner : null, teamId: scope === "TEAM" ? owner : null,
     };
-    const vars = [`$${fileArg.name}: ${typeString(fileArg.type)}`];
-    const pass = [`${fileArg.name}: $${fileArg.name}`];
-    for (const arg of field.args) {
-      if (arg === fileArg || wanted[arg.name] === undefined) continue;
-      vars.push(`$${arg.name}: ${typeString(arg.type)}`);
-      pass.push(`${arg.name}: $${arg.name}`);
-      values[arg.name] = wanted[arg.name];
-    }
-    const type = namedType(field.type).name ?? "";
-    const kind = this.caps.kindOf(type);
-    const selection = kind === "SCALAR" || kind === "ENUM" ? "" : `{ ${this.caps.selection(type)} }`;
-    const query = `mutation Upload(${vars.join(", ")}) { uploadDocuments(${pass.join(", ")}) ${selection} }`;
-    const files = this.files.map((file, i) => ({ variable: `${fileArg.name}.${i}`, file }));
+    const files = this.files.map((file, i) => ({ variable: `files.${i}`, file }));
     this.submit.disabled = true;
     this.submit.textContent = "Uploading…";
     try {
-      const data = await this.api.upload<{ uploadDocuments: unknown }>(query, values, files);
-      const items = itemsIn(data.uploadDocuments);
-      this.store.upsert(items);
-      this.added(items);
-      toastSuccess(`Uploaded ${this.files.length} file${this.files.length === 1 ? "" : "s"}; enrichment runs now`);
+      const data = await this.api.upload<{ uploadDocuments: UploadPayload }>(UPLOAD_DOCUMENTS, variables, files);
+      const { files: stored, documents } = data.uploadDocuments;
+      this.store.upsert(documents);
+      this.added(documents);
+      const counts = (["CREATED", "UPDATED", "UNCHANGED"] as const)
+        .map((status) => [status, stored.filter((f) => f.status === status).length] as const)
+        .filter(([, n]) => n > 0).map(([status, n]) => `${n} ${status.toLowerCase()}`).join(", ");
+      const renamed = stored.filter((f) => f.path.split("/").pop() !== f.filename).map((f) => `${f.filename} → ${f.path}`);
+      toastSuccess(`Uploaded ${stored.length} file${stored.length === 1 ? "" : "s"} (${counts}); enrichment runs now`
+        + (renamed.length ? `. Stored as: ${renamed.slice(0, 3).join(", ")}` : ""));
       this.dialog.close();
     } catch (err) {
       toastError(err, "Uploading");
