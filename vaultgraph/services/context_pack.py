@@ -16,7 +16,7 @@ from vaultgraph.domain import Direction, Document, Item, Principal, Reached, Sco
 from vaultgraph.errors import InvalidInput
 from vaultgraph.services.links import LinkService
 from vaultgraph.services.search import SearchHit, SearchMode, SearchRequest, SearchService, item_text
-from vaultgraph.text.tokens import TokenCounter, leading_sentences
+from vaultgraph.text.tokens import TokenCounter, sentences
 
 DEFAULT_THRESHOLD = 0.3
 DEFAULT_MAX_ITEMS = 5
@@ -140,18 +140,38 @@ class PackBuilder:
 
     def add(self, item: Item, role: PackRole, text: str, reason: str, score: float | None = None,
             via: PackVia | None = None) -> None:
-        header = render(item.title, reason, "")
-        left = self.budget - self.used - (self.counter.count(SEPARATOR) if self.items else 0)
-        room = left - self.counter.count(header) - 1
-        content, truncated = leading_sentences(text, room, self.counter) if room > 0 else ("", True)
-        if not content and text.strip():
+        parts = sentences(text)
+        prior = [i.rendered for i in self.items]
+        kept = self._fit(parts, prior, item.title, reason)
+        if kept == 0 and (parts or not self._fits(prior, render(item.title, reason, ""))):
             self.omitted.append(Omitted(item, role, "does not fit in the remaining budget"))
             return
-        candidate = PackItem(item, role, content, 0, truncated, reason, score, via)
-        # Token counts are not always additive across a join; the whole text is what must fit.
-        whole = SEPARATOR.join([*(i.rendered for i in self.items), candidate.rendered])
-        if self.counter.count(whole) > self.budget:
-            self.omitted.append(Omitted(item, role, "does not fit in the remaining budget"))
-            return
-        self.items.append(PackItem(item, role, content, self.counter.count(candidate.rendered), truncated, reason,
-                                   score, via))
+        content = " ".join(parts[:kept])
+        candidate = PackItem(item, role, content, 0, kept < len(parts), reason, score, via)
+        self.items.append(PackItem(item, role, content, self.counter.count(candidate.rendered), kept < len(parts),
+                                   reason, score, via))
+
+    def _fits(self, prior: list[str], rendered: str) -> bool:
+        # Token counts are not additive across a join; the whole text is what must fit.
+        return self.counter.count(SEPARATOR.join([*prior, rendered])) <= self.budget
+
+    def _fit(self, parts: list[str], prior: list[str], title: str, reason: str) -> int:
+        """How many leading sentences fit: estimated from per-part counts, then settled on the whole text's count
+        (so an item whose smallest form fits is never left out by a conservative estimate)."""
+        left = self.budget - self.used - (self.counter.count(SEPARATOR) if prior else 0)
+        left -= self.counter.count(render(title, reason, ""))
+        kept, total = 0, 0
+        for part in parts:
+            total += self.counter.count(part)
+            if total > left:
+                break
+            kept += 1
+
+        def fits(count: int) -> bool:
+            return self._fits(prior, render(title, reason, " ".join(parts[:count])))
+
+        while kept > 0 and not fits(kept):
+            kept -= 1
+        while kept < len(parts) and fits(kept + 1):
+            kept += 1
+        return kept

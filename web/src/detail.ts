@@ -17,6 +17,7 @@ interface Detail extends Item {
   body?: string;
   createdAt?: string;
   archivedAt?: string | null;
+  createdByAgentId?: string | null;
 }
 
 export interface DetailActions {
@@ -112,7 +113,9 @@ export class DetailPanel {
         item.category ? h("span", { class: "badge", text: item.category, title: "Category" }) : null,
         !isDoc ? h("span", { class: item.indexed ? "badge" : "badge badge-warn", text: item.indexed ? "indexed" : "not indexed",
           title: item.indexed ? "Embedded for vector search" : "Saved, but no embedding model worked; keyword search still finds it" }) : null,
-        item.archivedAt ? h("span", { class: "badge badge-warn", text: "archived" }) : null),
+        item.archivedAt ? h("span", { class: "badge badge-warn", text: "archived" }) : null,
+        item.createdByAgentId ? h("span", { class: "badge badge-agent", text: `written by agent ${item.createdByAgentId}`,
+          attrs: { id: "detail-written-by" }, title: "Written through the API or MCP by this agent" }) : null),
       item.enrichment?.error ? h("p", { class: "error-text", text: item.enrichment.error }) : null,
       this.actionsRow(item),
       isDoc ? h("section", { class: "detail-section" }, h("h3", { text: "Summary" }),
@@ -193,10 +196,13 @@ export class DetailPanel {
       attrs: { type: "button", "aria-label": `Delete the ${style.label} link to ${other?.title ?? link.ref}` },
       on: { click: () => void this.deleteLink(link) } }) : null;
     const origin = link.origin.toLowerCase() + (link.confidence !== null && link.confidence !== undefined ? ` · ${link.confidence.toFixed(2)}` : "");
-    return h("li", { class: link.isGhost ? "link-row ghost-row" : "link-row", data: { linkId: link.id } },
+    const classes = ["link-row", link.isGhost ? "ghost-row" : "", link.origin === "AGENT" ? "agent-row" : ""].filter(Boolean);
+    return h("li", { class: classes.join(" "), data: { linkId: link.id, origin: link.origin } },
       h("div", { class: "link-head" },
         h("span", { class: "link-type", text: style.label, attrs: { style: `border-color:${style.color};color:${style.color}` } }),
-        direction === "out" ? "→" : "←", target, h("span", { class: "link-origin", text: origin }), remove),
+        direction === "out" ? "→" : "←", target, h("span", { class: "link-origin", text: origin }),
+        link.origin === "AGENT" ? h("span", { class: "badge badge-agent", text: "agent", data: { agentLink: link.id },
+          title: "Made by an agent (enrichment's classifier, or an agent's link_items)" }) : null, remove),
       link.context ? h("div", { class: "link-context" }, marked(link.context.replace(/!?\[\[[^\]]*\]\]/g, "**$&**"))) : null);
   }
 

@@ -35,6 +35,7 @@ export const FADED_NODE = "#d7dbe3";
 export const FADED_EDGE = "#e8eaef";
 export const PATH_COLOR = "#ff6a3d";
 export const SOLID = { dash: 1e6, gap: 1 }; // one endless dash: the dashed layer draws a solid line
+export const AGENT_DASH = { dash: 1.5, gap: 3 }; // dotted: a link with origin AGENT
 
 /** Edges: straight (or a loop), an arrow head where the link type has a direction, dashes by link type. */
 export const PRIMITIVES = {
@@ -62,7 +63,11 @@ export function renderLegend(host: HTMLElement, graph: Graph<NodeAttrs, EdgeAttr
   const types = new Set<string>();
   const links = new Set<string>();
   graph.forEachNode((_, a) => types.add(a.typeKey));
-  graph.forEachEdge((_, a) => links.add(a.linkType));
+  let agentLinks = false;
+  graph.forEachEdge((_, a) => {
+    links.add(a.linkType);
+    if (a.origin === "AGENT") agentLinks = true;
+  });
   fill(
     host,
     [...types].sort().map((t) =>
@@ -72,6 +77,8 @@ export function renderLegend(host: HTMLElement, graph: Graph<NodeAttrs, EdgeAttr
       const line = `border-top:${Math.max(2, s.size)}px ${s.gap ? "dashed" : "solid"} ${s.color}`;
       return h("span", { class: "legend-item" }, h("i", { class: "line", attrs: { style: line } }), s.label);
     }),
+    agentLinks ? h("span", { class: "legend-item", data: { legend: "agent" } },
+      h("i", { class: "line", attrs: { style: "border-top:2px dotted #5b3fa8" } }), "made by an agent") : null,
   );
   host.hidden = types.size === 0;
 }

@@ -13,7 +13,7 @@ import type { EdgeDisplayData, NodeDisplayData } from "sigma/types";
 import type { Api } from "./api";
 import { byId, fill, h } from "./dom";
 import {
-  type EdgeAttrs, FADED_EDGE, FADED_NODE, type NodeAttrs, PATH_COLOR, PRIMITIVES, type Renderer, SOLID, label, renderLegend,
+  type EdgeAttrs, FADED_EDGE, FADED_NODE, type NodeAttrs, PATH_COLOR, PRIMITIVES, type Renderer, SOLID, AGENT_DASH, label, renderLegend,
 } from "./graph-style";
 import { edgeStyle, typeColor } from "./palette";
 import { GRAPH_VIEW } from "./queries";
@@ -193,14 +193,14 @@ export class GraphPane {
         degree: 0,
       });
     }
-    for (const e of edges) this.addEdge(e.id, e.type, e.from.id, e.to?.id ?? null);
+    for (const e of edges) this.addEdge(e.id, e.type, e.from.id, e.to?.id ?? null, e.origin);
     this.resize();
     if (remember) this.store.emit("items", undefined);
   }
 
   /** A link made or found elsewhere (detail panel, search path); ghosts (no `to`) are not drawn. */
-  addLink(link: Pick<Link, "id" | "type" | "from" | "to">): boolean {
-    const added = this.addEdge(link.id, link.type, link.from.id, link.to?.id ?? null);
+  addLink(link: Pick<Link, "id" | "type" | "from" | "to"> & { origin?: string }): boolean {
+    const added = this.addEdge(link.id, link.type, link.from.id, link.to?.id ?? null, link.origin);
     if (added) {
       this.resize();
       this.runLayout(800);
@@ -224,12 +224,15 @@ export class GraphPane {
     if (fresh.length) this.runLayout(800);
   }
 
-  private addEdge(id: string, type: string, from: string, to: string | null): boolean {
+  private addEdge(id: string, type: string, from: string, to: string | null, origin?: string): boolean {
     if (!to || !this.graph.hasNode(from) || !this.graph.hasNode(to) || this.graph.hasEdge(id)) return false;
     const style = edgeStyle(type);
-    const dashed = style.gap > 0 ? { dash: 5, gap: style.gap } : SOLID;
+    // A link an agent made is dotted whatever its type, so agent writes stand out in the graph too.
+    const byAgent = origin === "AGENT";
+    const dashed = byAgent ? AGENT_DASH : style.gap > 0 ? { dash: 5, gap: style.gap } : SOLID;
     this.graph.addDirectedEdgeWithKey(id, from, to, {
       linkType: type, color: style.color, size: style.size, head: style.arrow ? "arrow" : "none", ...dashed,
+      origin: origin ?? null,
     });
     return true;
   }
