@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | sha256sum | cut -c1-12)
 run: setup web
 	$(BIN)/vaultgraph serve
 
-test: setup web chromium
+test: setup web chromium redis
 	$(BIN)/ruff check vaultgraph tests
 	$(BIN)/pytest
 
@@ -39,7 +39,7 @@ clean:
 	rm -rf web/node_modules web/dist
 
 # The web explorer (web/, served at "/"): `npm ci` when the lockfile changes, a build when its sources change.
-.PHONY: web chromium
+.PHONY: web chromium redis
 WEB_SOURCES := $(shell find web/src -type f 2>/dev/null) web/index.html web/vite.config.ts web/tsconfig.json web/package.json
 
 web: web/dist/index.html
@@ -55,6 +55,10 @@ web/dist/index.html: web/node_modules/.package-lock.json $(WEB_SOURCES)
 # The browser tests (tests/web/) drive Debian's Chromium through Playwright; CI runs as root.
 chromium:
 	test -x /usr/bin/chromium || (apt-get update && apt-get install -y chromium)
+
+# The scaling tests (tests/scaling/) start Debian's redis-server on a free port, like the suite starts Neo4j.
+redis:
+	test -x /usr/bin/redis-server || (apt-get update && apt-get install -y redis-server)
 
 # Benchmarks (bench/README.md): 10k notes by default; `make bench BENCH_ARGS=--large` for 100k, `--help` for more.
 # The peer (@neo4j/graphql, bench/peer/) is installed from its lockfile first.

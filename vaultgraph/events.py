@@ -4,8 +4,8 @@ Publishing never waits on a subscriber. Every subscriber has its own bounded que
 overflow policy decides: drop the oldest queued event (fine for progress, where only the latest matters) or
 disconnect it with a reason (for streams where a gap would mislead). Either way the reason is logged once.
 
-`EventBus` is the interface the rest of vaultgraph codes against, so a Redis-backed bus can replace
-`InProcessBus` when several processes share one Neo4j (events then cross processes).
+`EventBus` is the interface the rest of vaultgraph codes against, so `RedisBus` (events_redis.py) replaces
+`InProcessBus` when several processes share one Neo4j (events then cross processes; REDIS_URL).
 """
 
 from __future__ import annotations
@@ -178,7 +178,10 @@ class Subscription:
 
 
 class EventBus(Protocol):
-    """What publishers and subscribers need; the in-process bus and a future Redis bus both provide it."""
+    """What publishers and subscribers need; `InProcessBus` and `RedisBus` (events_redis.py) provide it.
+    `start()` (the lifespan's job) connects whatever the bus needs; subscriptions made after it miss nothing."""
+
+    async def start(self) -> None: ...
 
     async def publish(self, event: Event) -> None: ...
 
@@ -194,6 +197,9 @@ class InProcessBus:
     def __init__(self, default_capacity: int = DEFAULT_QUEUE_SIZE) -> None:
         self.default_capacity = default_capacity
         self._subscribers: list[Subscription] = []
+
+    async def start(self) -> None:
+        """Nothing to connect."""
 
     async def publish(self, event: Event) -> None:
         self.publish_nowait(event)

@@ -26,9 +26,14 @@ UNFINISHED = [EnrichmentStage.QUEUED.value, *(stage.value for stage in RUNNING_S
 CLASSIFIED_BY = "enrichment"  # marks the edges this pipeline drew, so a re-run replaces them and nothing else
 _EMBEDDED_LABEL = re.compile(r"^Embedded[0-9]{1,5}$")
 
+# The first WHERE skips, without locking, documents another worker visibly holds (so a claim never waits on a busy
+# worker's writes); the second, after the lock, decides. $ids come sorted: racing claims lock in one order, no
+# deadlock.
 CLAIM_DOCUMENTS = """
 UNWIND $ids AS id
 MATCH (d:Document {tenantId: $tenant, id: id})
+WHERE d.deletedAt IS NULL AND d.enrichmentStage IN $unfinished
+  AND (d.leaseUntil IS NULL OR d.leaseUntil < datetime())
 SET d.claimLock = true
 WITH d
 WHERE d.deletedAt IS NULL AND d.enrichmentStage IN $unfinished
@@ -272,7 +277,7 @@ def _lease_ms(seconds: float) -> int:
 
 async def claim(tx: AsyncManagedTransaction, tenant: str, ids: list[str], worker: str,
                 lease_seconds: float) -> list[Claimed]:
-    result = await tx.run(CLAIM_DOCUMENTS, tenant=tenant, ids=ids, worker=worker, unfinished=UNFINISHED,
+    result = await tx.run(CLAIM_DOCUMENTS, tenant=tenant, ids=sorted(ids), worker=worker, unfinished=UNFINISHED,
                           leaseMs=_lease_ms(lease_seconds))
     claimed = [_claimed(record["d"]) async for record in result]
     await (await tx.run(CLEAR_CLAIM_LOCKS, tenant=tenant, ids=ids)).consume()
@@ -287,7 +292,7 @@ async def stale_embeddings(tx: AsyncManagedTransaction, tenants: list[str] | Non
 
 async def claim_stale_embeddings(tx: AsyncManagedTransaction, tenant: str, ids: list[str], worker: str,
                                  marker: str, lease_seconds: float) -> list[Claimed]:
-    result = await tx.run(CLAIM_STALE_EMBEDDINGS, tenant=tenant, ids=ids, worker=worker, marker=marker,
+    result = await tx.run(CLAIM_STALE_EMBEDDINGS, tenant=tenant, ids=sorted(ids), worker=worker, marker=marker,
                           leaseMs=_lease_ms(lease_seconds))
     claimed = [_claimed(record["d"]) async for record in result]
     await (await tx.run(CLEAR_CLAIM_LOCKS, tenant=tenant, ids=ids)).consume()

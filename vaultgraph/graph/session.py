@@ -32,6 +32,10 @@ class Graph:
         # (rather than at its next tick) and, if Neo4j really is gone, sets `down_reason`.
         self.unreachable = asyncio.Event()
         self.transactions = 0  # managed transactions started; tests count queries with it
+        # Causal consistency: every session of this process shares one bookmark manager, so a read (routed to
+        # any cluster member by `neo4j://`) waits until that member has this process's earlier writes: a replica
+        # reads its own writes. On a single server the bookmarks are always met at once.
+        self.bookmarks = AsyncGraphDatabase.bookmark_manager()
 
     @classmethod
     def connect(cls, uri: str, user: str, password: str | None, database: str | None = None) -> Graph:
@@ -65,7 +69,8 @@ class Graph:
             raise Unavailable("Neo4j is not available right now; check /healthz and try again.")
         self.transactions += 1
         try:
-            async with self.driver.session(database=self.database, default_access_mode=mode) as session:
+            async with self.driver.session(database=self.database, default_access_mode=mode,
+                                           bookmark_manager=self.bookmarks) as session:
                 if mode == neo4j.READ_ACCESS:
                     return await session.execute_read(fn, *args, **kwargs)
                 return await session.execute_write(fn, *args, **kwargs)

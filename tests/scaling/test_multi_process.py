@@ -1,0 +1,216 @@
+"""Past one machine, on loopback: Neo4j, Redis, two API replicas and two workers as real processes.
+
+500 documents created through replica A are enriched exactly once each by the two workers (one summary each, five to a
+call, no stage event twice); a subscriber on replica B sees every document's stages (QUEUED from A, the rest from the
+workers, all through Redis) up to DONE; one worker is killed with SIGKILL half-way, and the other takes its documents
+over once their leases run out, so all 500 end DONE. The one gap, asserted bounded: events are published after their
+commit, so the DONE events of a batch the killed worker had committed but not yet published never reach anyone.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import httpx
+import pytest
+
+from tests.support.cluster import Process, base_env, start_replica, start_worker, wait_healthy, wait_ready
+from tests.support.graphql_ws import graphql_ws
+from tests.support.openai_server import OpenAICompatibleServer, run_openai_server
+from tests.support.redis import RedisServer
+
+if TYPE_CHECKING:  # a module-level name starting with Test would be collected as a test class
+    from tests.support.neo4j import TestNeo4j
+
+pytestmark = [pytest.mark.scaling, pytest.mark.api, pytest.mark.workers, pytest.mark.timeout(1200)]
+
+DOCUMENTS = 500
+KILL_AFTER_DONE = 150
+BATCH_SIZE = 5
+CONCURRENCY = 3
+LEASE_SECONDS = 8  # short, so the killed worker's documents come back soon; long enough for heartbeats under load
+CREATE = "mutation($input: DocumentInput!) { createDocument(input: $input) { id } }"
+EVENTS = "subscription { enrichmentEvents { documentId stage attempt error at } }"
+DOCUMENTS_PAGE = """
+query($after: String) { documents(first: 100, after: $after) {
+  edges { node { id enrichment { stage } } } pageInfo { hasNextPage endCursor } } }
+"""
+QUIET_SECONDS = 30  # after the kill and the last create, this long without an event ends the wait
+STAGES = ["QUEUED", "PREPARE", "SUMMARIZE", "EMBED", "CLASSIFY", "WIKILINKS", "DONE"]
+_DOCUMENT = re.compile(r"^### Document (\d+)\nTitle: (.*)$", re.MULTILINE)
+_CANDIDATE = re.compile(r"^### Candidate (\d+)", re.MULTILINE)
+
+
+def _user_message(body: dict[str, Any]) -> str:
+    return str(body["messages"][-1]["content"])
+
+
+def model_reply(body: dict[str, Any]) -> str:
+    """Summaries for summary calls (five documents a call), RELATED for every link candidate."""
+    documents = _DOCUMENT.findall(_user_message(body))
+    if documents:
+        return json.dumps([{"idx": int(i), "summary": f"Summary of {title}.", "category": "Technology"}
+                           for i, title in documents])
+    return json.dumps([{"idx": int(i), "type": "RELATED"} for i in _CANDIDATE.findall(_user_message(body))])
+
+
+def summary_calls(model: OpenAICompatibleServer) -> list[list[str]]:
+    """The titles each summary call asked about."""
+    return [[title for _, title in _DOCUMENT.findall(_user_message(r.body))]
+            for r in model.requests("chat") if _DOCUMENT.search(_user_message(r.body))]
+
+
+@pytest.fixture
+def model() -> Iterator[OpenAICompatibleServer]:
+    with run_openai_server(embedding_dimensions=384) as server:
+        server.on_chat(model_reply)
+        server.set_latency(0.05, route="chat")  # work overlaps: batches of both workers are in flight together
+        yield server
+
+
+async def create_all(replica: Process, count: int) -> dict[str, str]:
+    """Create `count` documents through the replica, ten requests at a time; returns title -> id."""
+    assert replica.url is not None
+    slots = asyncio.Semaphore(10)
+    ids: dict[str, str] = {}
+    async with httpx.AsyncClient(base_url=replica.url, timeout=180) as client:
+        async def one(n: int) -> None:
+            title = f"Doc {n:04d}"
+            variables = {"input": {"path": f"scale/doc-{n:04d}.md",
+                                   "content": f"# {title}\n\nNotes on topic {n % 11} and part {n}."}}
+            async with slots:
+                response = await client.post("/graphql", json={"query": CREATE, "variables": variables})
+            body = response.json()
+            assert "errors" not in body, body
+            ids[title] = body["data"]["createDocument"]["id"]
+
+        await asyncio.gather(*(one(n) for n in range(count)))
+    return ids
+
+
+async def stages_of(replica: Process) -> dict[str, str]:
+    """Every document of the tenant with its enrichment stage, read through the replica's GraphQL API."""
+    assert replica.url is not None
+    stages: dict[str, str] = {}
+    after: str | None = None
+    async with httpx.AsyncClient(base_url=replica.url, timeout=180) as client:
+        while True:
+            response = await client.post("/graphql", json={"query": DOCUMENTS_PAGE, "variables": {"after": after}})
+            body = response.json()
+            assert "errors" not in body, body
+            page = body["data"]["documents"]
+            stages.update({edge["node"]["id"]: edge["node"]["enrichment"]["stage"] for edge in page["edges"]})
+            if not page["pageInfo"]["hasNextPage"]:
+                return stages
+            after = page["pageInfo"]["endCursor"]
+
+
+async def test_two_replicas_and_two_workers_enrich_every_document_once_and_survive_a_killed_worker(
+    neo4j_server: TestNeo4j, redis_server: RedisServer, model: OpenAICompatibleServer, tenant: str,
+    tmp_path: Path,
+) -> None:
+    env = base_env(neo4j_uri=neo4j_server.uri, redis_url=redis_server.url, data_dir=tmp_path / "data", tenant=tenant,
+                   model_base_url=model.base_url,
+                   VAULTGRAPH_ENRICHMENT_LEASE_SECONDS=str(LEASE_SECONDS), VAULTGRAPH_ENRICHMENT_SWEEP_SECONDS="1",
+                   VAULTGRAPH_ENRICHMENT_BATCH_SIZE=str(BATCH_SIZE),
+                   VAULTGRAPH_ENRICHMENT_CONCURRENCY=str(CONCURRENCY), VAULTGRAPH_EVENT_QUEUE_SIZE="20000")
+    logs = tmp_path / "logs"
+    processes: list[Process] = []
+    try:
+        # The second worker also watches the workspace (the files the replicas write), as a worker does by default.
+        # (batching its syncs five seconds at a time: here the files change through the API, nothing for it to do)
+        workers = [start_worker("worker-1", {**env, "VAULTGRAPH_WORKSPACE_WATCH": "false"}, logs),
+                   start_worker("worker-2", {**env, "VAULTGRAPH_WORKSPACE_WATCH_DEBOUNCE_MS": "5000"}, logs)]
+        replica_a, replica_b = (start_replica(f"replica-{name}", env, logs) for name in ("a", "b"))
+        processes += [*workers, replica_a, replica_b]
+        for replica in (replica_a, replica_b):
+            wait_healthy(replica)
+        for worker in workers:
+            wait_ready(worker)
+        assert replica_b.url is not None
+
+        events: dict[str, list[tuple[str, int]]] = {}
+        done_events: Counter[str] = Counter()
+        async with graphql_ws(replica_b.url) as subscriber:
+            operation = await subscriber.subscribe(EVENTS)
+            await asyncio.sleep(1.0)  # the subscription is registered on B
+            creating = asyncio.create_task(create_all(replica_a, DOCUMENTS))
+            killed = False
+            async with asyncio.timeout(900):  # minutes only on a machine far busier than its cores
+                while len(done_events) < DOCUMENTS or not creating.done():
+                    receiving = asyncio.ensure_future(subscriber.receive(operation))
+                    await asyncio.wait({receiving, creating}, timeout=QUIET_SECONDS,
+                                       return_when=asyncio.FIRST_COMPLETED)
+                    if creating.done() and creating.exception() is not None:
+                        receiving.cancel()
+                        await creating  # a failed create fails the test now, not at the timeout
+                    if not receiving.done() and killed and creating.done():
+                        receiving.cancel()  # quiet: the rest are DONE events the killed worker never sent
+                        break
+                    event = (await receiving)["data"]["enrichmentEvents"]
+                    assert event["error"] is None, event
+                    events.setdefault(event["documentId"], []).append((event["stage"], event["attempt"]))
+                    if event["stage"] == "DONE":
+                        done_events[event["documentId"]] += 1
+                    if not killed and len(done_events) >= KILL_AFTER_DONE:
+                        workers[0].kill()  # mid-run: its claimed batches are lost until their leases expire
+                        killed = True
+                ids = await creating
+                for _ in range(300):  # a quiet spell on a busy machine is not the end: Neo4j says when it is
+                    if set((await stages_of(replica_a)).values()) == {"DONE"}:
+                        break
+                    await asyncio.sleep(2)
+            while True:  # anything late (a duplicate, or what the quiet spell held back) arrives within a second
+                try:
+                    async with asyncio.timeout(1.0):
+                        event = (await subscriber.receive(operation))["data"]["enrichmentEvents"]
+                except TimeoutError:
+                    break
+                events.setdefault(event["documentId"], []).append((event["stage"], event["attempt"]))
+                if event["stage"] == "DONE":
+                    done_events[event["documentId"]] += 1
+
+        assert killed and not workers[0].alive() and workers[1].alive()
+        assert replica_a.url is not None
+        final = await stages_of(replica_a)
+        assert set(final) == set(ids.values()) and set(final.values()) == {"DONE"}  # every document DONE
+        assert set(done_events.values()) == {1}  # and announced DONE once at most
+        # Events are published after the commit: the DONE events of a batch the killed worker had just finished
+        # (committed, not yet published) never leave it. Everything else reached replica B.
+        unannounced = set(ids.values()) - set(done_events)
+        assert len(unannounced) <= BATCH_SIZE * CONCURRENCY, len(unannounced)
+        for document, stages in events.items():
+            assert len(stages) == len(set(stages)), (document, stages)  # no stage event twice
+        # A document the killed worker was enriching resumes as attempt 2 on the other worker; every other
+        # document went through the stages once, in order.
+        resumed = {d for d, stages in events.items() if stages[-1][1] > 1}
+        assert 0 < len(resumed) <= BATCH_SIZE * CONCURRENCY
+        for document, stages in events.items():
+            if document not in resumed:
+                expected = STAGES[:len(stages)] if document in unannounced else STAGES
+                assert [stage for stage, _ in stages] == expected, (document, stages)
+        # Enriched exactly once: one summary per document, five documents a call (batching survived the split).
+        calls = summary_calls(model)
+        summarized = Counter(title for call in calls for title in call)
+        by_id = {document: title for title, document in ids.items()}
+        assert set(summarized) == set(ids)
+        for document, title in by_id.items():
+            if document not in resumed:
+                assert summarized[title] == 1, (title, summarized[title])
+        assert max(len(call) for call in calls) == BATCH_SIZE and len(calls) < DOCUMENTS / 2
+
+        # SIGTERM: the surviving worker and the replicas shut down cleanly.
+        for process in processes[1:]:
+            assert process.terminate() == 0, process.output()[-2000:]
+        assert "enrichment workers stopped" in workers[1].output()
+        assert "workspace watcher started" in workers[1].output()
+        assert "workspace watcher" not in replica_a.output()  # --no-workers: the workers watch the workspace
+    finally:
+        for process in processes:
+            process.kill()
