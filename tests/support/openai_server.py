@@ -6,7 +6,11 @@ so the client's own timeouts, retries and parsing run for real. Tests script it:
 - chat answers come from a handler receiving the request JSON (`server.on_chat(lambda body: "...")`);
 - embeddings are deterministic bag-of-words vectors (`hashed_embedding`): texts sharing words are similar;
 - faults are queued for the next N calls: `rate_limit`, `fail`, `delay`, `malformed`, or any `Fault`;
-- every request is recorded (`server.requests("chat")`).
+- every request is recorded (`server.requests("chat")`) with when it arrived and when it was answered, so a test
+  can tell which calls were in flight at a moment (`server.in_flight_at(t)`);
+- a fixed latency per route (`server.set_latency(0.5, route="chat")`), and a hold (`server.hold(match)`) that
+  keeps every call arriving from then on (whose JSON body `match` accepts) waiting until `server.release()`: a
+  crash test kills its client while calls are certainly in flight.
 
 Embeddings honour `encoding_format`: the openai client asks for `base64` (little-endian float32) unless told
 otherwise, and decodes it; `float` or no format gives JSON lists.
@@ -27,7 +31,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 import numpy as np
@@ -71,7 +75,12 @@ class RecordedRequest:
     route: RouteName
     body: Any
     headers: dict[str, str]
-    received_at: float
+    received_at: float  # time.time() of arrival
+    answered_at: float | None = None  # when the answer was handed to the HTTP layer; None while in flight
+
+    def in_flight_at(self, moment: float) -> bool:
+        """Arrived before `moment` and not answered by then."""
+        return self.received_at <= moment and (self.answered_at is None or self.answered_at > moment)
 
 
 class _BadRequest(Exception):
@@ -107,6 +116,8 @@ class OpenAICompatibleServer:
         self._requests: list[RecordedRequest] = []
         self._chat_handler: ChatHandler = default_chat_handler
         self._ids = itertools.count(1)
+        self._latency: dict[RouteName | None, float] = {}
+        self._hold: Callable[[Any], bool] | None = None
         self._closing = asyncio.Event()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._server: uvicorn.Server | None = None
@@ -177,6 +188,8 @@ class OpenAICompatibleServer:
             self._chat_handler = default_chat_handler
             self.shuffle_embeddings = False
             self.handler_errors.clear()
+            self._latency.clear()
+            self._hold = None
 
     def on_chat(self, handler: ChatHandler) -> None:
         self._chat_handler = handler
@@ -208,6 +221,27 @@ class OpenAICompatibleServer:
         """Answer 200 with a body that is not JSON."""
         self.inject(Fault(body='{"id": "broken", "choices": [', status=200), times=times, route=route)
 
+    def set_latency(self, seconds: float, *, route: RouteName | None = None) -> None:
+        """Answer every call of `route` (every route when None) `seconds` late, until `reset()`."""
+        with self._lock:
+            self._latency[route] = seconds
+
+    def hold(self, match: Callable[[Any], bool] | None = None) -> None:
+        """Calls arriving from now on whose body `match` accepts (all when None) wait, recorded and unanswered,
+        until `release()` or the server stops."""
+        self._hold = match or (lambda body: True)
+
+    def release(self) -> None:
+        self._hold = None
+
+    def _held(self, body: Any) -> bool:
+        hold = self._hold
+        return hold is not None and not self._closing.is_set() and isinstance(body, dict) and hold(body)
+
+    def in_flight_at(self, moment: float, route: RouteName | None = None) -> list[RecordedRequest]:
+        """Calls that had arrived by `moment` (a `time.time()`) and were not answered by then."""
+        return [r for r in self.requests(route) if r.in_flight_at(moment)]
+
     def requests(self, route: RouteName | None = None) -> list[RecordedRequest]:
         with self._lock:
             return [r for r in self._requests if route is None or r.route == route]
@@ -234,8 +268,29 @@ class OpenAICompatibleServer:
             body: Any = json.loads(raw)
         except ValueError:
             body = None
+        record = RecordedRequest(route, body, dict(request.headers), time.time())
         with self._lock:
-            self._requests.append(RecordedRequest(route, body, dict(request.headers), time.time()))
+            self._requests.append(record)
+        try:
+            return await self._answer(request, route, body, build)
+        finally:
+            self._answered(record)
+
+    def _answered(self, record: RecordedRequest) -> None:
+        with self._lock:
+            for index in range(len(self._requests) - 1, -1, -1):  # the newest first: it is usually near the end
+                if self._requests[index] is record:
+                    self._requests[index] = replace(record, answered_at=time.time())
+                    return
+
+    async def _answer(
+        self, request: Request, route: RouteName, body: Any, build: Callable[[dict[str, Any]], dict[str, Any]]
+    ) -> Response:
+        while self._held(body):
+            await self._sleep(0.01)
+        with self._lock:
+            latency = self._latency.get(route, self._latency.get(None, 0.0))
+        await self._sleep(latency)
         if self.api_key is not None and request.headers.get("authorization") != f"Bearer {self.api_key}":
             return _error(401, "Incorrect API key provided.", "invalid_request_error", "invalid_api_key")
         with self._lock:

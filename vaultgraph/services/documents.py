@@ -103,9 +103,10 @@ class DocumentService:
             raise InvalidInput("title", f"at most {MAX_TITLE_LENGTH} characters")
         doc_type = draft.doc_type or DOC_TYPES_BY_SUFFIX.get(PurePosixPath(path).suffix.lower(), "text")
         target = self.workspace.file_for(principal.tenant_id, owner, path)
+        # The file is written inside the node's transaction, before it commits: a document never exists in the
+        # graph without its file (a crash after the write leaves only a file, which the next scan registers).
         document = await self._insert(principal.tenant_id, owner, path, data, title, doc_type, draft.metadata,
-                                      draft.category)
-        await self.workspace.write(target, data)
+                                      draft.category, before_commit=lambda: self.workspace.write(target, data))
         if self.on_created is not None:
             await self.on_created(document)
         return document
@@ -120,7 +121,8 @@ class DocumentService:
         return document
 
     async def _insert(self, tenant_id: str, owner: Owner, path: str, data: bytes, title: str, doc_type: str,
-                      metadata: dict[str, Any], category: str | None) -> Document:
+                      metadata: dict[str, Any], category: str | None,
+                      before_commit: Callable[[], Awaitable[None]] | None = None) -> Document:
         if await self.graph.read(cypher.document_id_at, tenant_id, owner.key, path):
             raise Conflict(f"a document already exists at {path!r} in {owner.key}; update it instead", path=path)
         try:
@@ -130,7 +132,7 @@ class DocumentService:
                 agentId=owner.agent_id, teamId=owner.team_id, ownerKey=owner.key, path=path,
                 pathLower=path.casefold(), basenameLower=PurePosixPath(path).name.casefold(), title=title,
                 docType=doc_type, contentHash=sha256_hex(data), sizeBytes=len(data),
-                metadata=json.dumps(metadata), category=category,
+                metadata=json.dumps(metadata), category=category, before_commit=before_commit,
             )
         except ConstraintError as exc:
             raise Conflict(f"a document already exists at {path!r} in {owner.key}", path=path) from exc
@@ -140,10 +142,13 @@ class DocumentService:
         return document if document is not None and principal.may_read(document.owner) else None
 
     @staticmethod
-    async def _create_tx(tx: AsyncManagedTransaction, **params: Any) -> Document:
+    async def _create_tx(tx: AsyncManagedTransaction, before_commit: Callable[[], Awaitable[None]] | None,
+                         **params: Any) -> Document:
         document = await cypher.create_document(tx, **params)
         # Incoming pass: [[wikilinks]] written before this document existed bind to it now.
         await sync_wikilinks(tx, document, None, bind_own_refs=True)
+        if before_commit is not None:
+            await before_commit()  # idempotent, as a managed transaction may run this function again
         return document
 
     async def get(self, principal: Principal, document_id: str) -> Document:
@@ -172,8 +177,7 @@ class DocumentService:
             "teamId": filters.team_id, "agentId": filters.agent_id, "category": filters.category,
             "afterPath": after_path, "afterId": after_id, "limit": limit + 1,
         }
-        rows = await self.graph.read(cypher.documents_page, **params)
-        total = await self.graph.read(cypher.count_documents, **params)
+        rows, total = await self.graph.read(cypher.documents_page_and_total, **params)
         items = [(encode_cursor(d.path, d.id), d) for d in rows[:limit]]
         return Page(items=items, has_next_page=len(rows) > limit, total_count=total)
 

@@ -1,0 +1,244 @@
+"""Real processes for crash tests: `vaultgraph serve` as a subprocess on a free loopback port, and a private
+local Neo4j, each of which a test can SIGKILL and start again on the same data.
+
+The in-process server of tests/support/server.py cannot be killed without killing the test; these can. The free
+port comes from bench/processes.py (one helper for both); the Neo4j is the launcher `vaultgraph neo4j start`
+uses (vaultgraph/neo4j_local), with its data under a directory the test chooses, so a restart finds the data.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import sys
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from bench.processes import free_port
+from tests.support.openai_server import OpenAICompatibleServer
+from vaultgraph.config import Settings
+from vaultgraph.neo4j_local import server as local_neo4j
+
+REPO = Path(__file__).resolve().parents[2]
+_INHERITED_PREFIXES = ("VAULTGRAPH_", "NEO4J_", "OPENAI_")  # the test's own settings never leak into the child
+
+
+def _vaultgraph_command() -> list[str]:
+    """The installed `vaultgraph` script beside this interpreter, else the same entry point through -m."""
+    script = Path(sys.executable).parent / "vaultgraph"
+    return [str(script)] if script.exists() else [sys.executable, "-m", "vaultgraph.cli"]
+
+
+@dataclass
+class ServeProcess:
+    """One `vaultgraph serve` child. `graphql()` posts with a short timeout: a hang is a failure, not a wait."""
+
+    process: asyncio.subprocess.Process
+    port: int
+    log: Path
+    client: httpx.AsyncClient = field(init=False)
+
+    def __post_init__(self) -> None:
+        # Generous: a loaded machine is slow; tests bound what must be prompt themselves.
+        self.client = httpx.AsyncClient(base_url=self.url, timeout=120)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    async def graphql(self, query: str, variables: dict[str, Any] | None = None) -> dict[str, Any]:
+        response = await self.client.post("/graphql", json={"query": query, "variables": variables or {}})
+        assert response.status_code == 200, f"HTTP {response.status_code}: {response.text[:500]}"
+        body: dict[str, Any] = response.json()
+        return body
+
+    async def data(self, query: str, variables: dict[str, Any] | None = None) -> dict[str, Any]:
+        body = await self.graphql(query, variables)
+        assert "errors" not in body, body["errors"]
+        data: dict[str, Any] = body["data"]
+        return data
+
+    async def health(self) -> tuple[int, dict[str, Any]]:
+        response = await self.client.get("/healthz", timeout=10)
+        return response.status_code, response.json()
+
+    async def wait_healthy(self, within: float) -> None:
+        """Until /healthz answers 200 (Neo4j up and migrated); fails with the log's tail if the child dies."""
+        deadline = time.monotonic() + within
+        while True:
+            if self.process.returncode is not None:
+                raise AssertionError(f"vaultgraph serve exited with {self.process.returncode}:\n{self.log_tail()}")
+            with contextlib.suppress(httpx.TransportError):
+                if (await self.health())[0] == 200:
+                    return
+            if time.monotonic() > deadline:
+                raise AssertionError(f"vaultgraph serve not healthy within {within:.0f}s:\n{self.log_tail()}")
+            await asyncio.sleep(0.2)
+
+    async def kill(self) -> None:
+        """SIGKILL: no lifespan shutdown, no lease released, connections cut mid-request."""
+        if self.process.returncode is None:
+            self.process.send_signal(signal.SIGKILL)
+        await self.process.wait()
+
+    async def stop(self) -> None:
+        """SIGTERM and wait (a clean shutdown), then close the HTTP client."""
+        if self.process.returncode is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                await asyncio.wait_for(self.process.wait(), 30)
+            except TimeoutError:
+                await self.kill()
+        await self.client.aclose()
+
+    def log_tail(self, lines: int = 40) -> str:
+        try:
+            return "\n".join(self.log.read_text(errors="replace").splitlines()[-lines:])
+        except FileNotFoundError:
+            return "(no log)"
+
+
+def model_env(model_server: OpenAICompatibleServer, lease_seconds: float = 3.0) -> dict[str, str]:
+    """Chat and embeddings from the OpenAI-compatible test server; leases and sweeps short, so work a dead
+    process held is resumed within seconds."""
+    return {
+        "OPENAI_BASE_URL": model_server.base_url, "OPENAI_API_KEY": "sk-test-not-a-secret",
+        "VAULTGRAPH_CHAT_MODEL": "test-chat", "VAULTGRAPH_EMBEDDING_MODEL": "test-embed",
+        "VAULTGRAPH_EMBEDDING_DIMENSIONS": str(model_server.embedding_dimensions),
+        "VAULTGRAPH_MODEL_TIMEOUT": "300",  # a call a test holds must not time out and be asked again
+        "VAULTGRAPH_ENRICHMENT_LEASE_SECONDS": str(lease_seconds), "VAULTGRAPH_ENRICHMENT_SWEEP_SECONDS": "1",
+    }
+
+
+def serve_env(neo4j_uri: str, data_dir: Path, tenant: str, extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment of a development-mode server for one test tenant, its workers serving that tenant only."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(_INHERITED_PREFIXES)}
+    env.update({
+        "NEO4J_URI": neo4j_uri,
+        "VAULTGRAPH_DATA_DIR": str(data_dir),
+        "VAULTGRAPH_DEV_MODE": "true",
+        "VAULTGRAPH_DEV_TENANT": tenant,
+        "VAULTGRAPH_ENRICHMENT_TENANTS": f'["{tenant}"]',
+        "VAULTGRAPH_RATE_LIMIT_PER_SECOND": "0",  # the test is one client writing as fast as it can
+        # INFO shows every request and model call in the child's log, when a run needs looking into.
+        "VAULTGRAPH_LOG_LEVEL": os.environ.get("VAULTGRAPH_TEST_SERVE_LOG_LEVEL", "WARNING"),
+    })
+    env.update(extra or {})
+    return env
+
+
+async def start_serve(env: Mapping[str, str], log: Path, *, healthy_within: float = 90.0,
+                      wait_healthy: bool = True) -> ServeProcess:
+    """`vaultgraph serve --port P` on a free loopback port; returns once /healthz says ok (unless told not to
+    wait, e.g. while Neo4j is down: then once the port answers)."""
+    port = free_port()
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with log.open("ab") as handle:
+        process = await asyncio.create_subprocess_exec(
+            *_vaultgraph_command(), "serve", "--host", "127.0.0.1", "--port", str(port), cwd=REPO, env=dict(env),
+            stdin=asyncio.subprocess.DEVNULL, stdout=handle, stderr=asyncio.subprocess.STDOUT,
+        )
+    served = ServeProcess(process, port, log)
+    try:
+        if wait_healthy:
+            await served.wait_healthy(healthy_within)
+    except BaseException:
+        await served.kill()
+        await served.client.aclose()
+        raise
+    return served
+
+
+@contextlib.asynccontextmanager
+async def serving(env: Mapping[str, str], log: Path, **kwargs: Any) -> AsyncIterator[ServeProcess]:
+    served = await start_serve(env, log, **kwargs)
+    try:
+        yield served
+    finally:
+        await served.stop()
+
+
+@dataclass
+class PrivateNeo4j:
+    """A local Neo4j of the test's own (vaultgraph/neo4j_local), which it may SIGKILL and start on the same data."""
+
+    settings: Settings
+
+    @classmethod
+    def at(cls, data_dir: Path, port: int) -> PrivateNeo4j:
+        # Small memory: it holds one test's data on a machine shared with other test Neo4j servers.
+        return cls(Settings(data_dir=data_dir, neo4j_bolt_port=port, neo4j_heap_mb=512, neo4j_pagecache_mb=128))
+
+    @property
+    def server(self) -> local_neo4j.LocalNeo4j:
+        return local_neo4j.LocalNeo4j.from_settings(self.settings)
+
+    @property
+    def uri(self) -> str:
+        return self.settings.local_bolt_uri
+
+    def pid(self) -> int | None:
+        return self.server.pid()
+
+    async def start(self) -> None:
+        """Start it (blocking work in a thread); a server left running on this port and home is reused."""
+        await asyncio.to_thread(local_neo4j.start, self.server, self.settings.java_home,
+                                self.settings.neo4j_start_timeout)
+
+    async def kill(self) -> None:
+        """SIGKILL the JVM: no shutdown hook, no checkpoint; the next start recovers from the transaction log."""
+        pid = self.pid()
+        assert pid is not None, "the private Neo4j is not running"
+        os.kill(pid, signal.SIGKILL)
+        deadline = time.monotonic() + 30
+        while self.server.bolt_answers() or _alive(pid):
+            assert time.monotonic() < deadline, f"Neo4j pid {pid} still alive 30 s after SIGKILL"
+            await asyncio.sleep(0.05)
+        self.server.pid_file.unlink(missing_ok=True)
+
+    async def stop(self) -> None:
+        await asyncio.to_thread(local_neo4j.stop, self.server)
+
+
+def _alive(pid: int) -> bool:
+    """True while the process exists and is not a zombie (a zombie is reaped here when it is our child)."""
+    with contextlib.suppress(ChildProcessError):
+        reaped, _ = os.waitpid(pid, os.WNOHANG)
+        if reaped == pid:
+            return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+async def until(condition: Callable[[], Awaitable[bool]], within: float, what: str, poll: float = 0.1) -> None:
+    """Poll an async condition until true; fail saying `what` after `within` seconds."""
+    deadline = time.monotonic() + within
+    while not await condition():
+        assert time.monotonic() < deadline, f"not within {within:.0f}s: {what}"
+        await asyncio.sleep(poll)
+
+
+class Clock:
+    """Prints how long each step took (shown when a test fails: on a loaded machine, which step was slow)."""
+
+    def __init__(self) -> None:
+        self.start = self.last = time.monotonic()
+
+    def lap(self, what: str) -> None:
+        now = time.monotonic()
+        print(f"{now - self.start:7.1f}s (+{now - self.last:5.1f}s) {what}")
+        self.last = now
