@@ -8,14 +8,14 @@ Obsidian. Limits are those of a workspace scan; hidden folders, `node_modules` a
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 import structlog
 
 from vaultgraph.domain import Note, Principal
-from vaultgraph.errors import Conflict, InvalidInput, LimitExceeded, NotFound
+from vaultgraph.errors import Conflict, Forbidden, InvalidInput, LimitExceeded, NotFound
 from vaultgraph.file_walk import walk_files
 from vaultgraph.services.documents import DocumentDraft, DocumentService
 from vaultgraph.services.notes import NoteDraft, NoteFilter, NoteService
@@ -63,9 +63,25 @@ def note_path(note: Note) -> str:
 
 
 class VaultService:
-    def __init__(self, notes: NoteService, documents: DocumentService) -> None:
+    """`folders`: the server folders the API may import from and export to (with their subfolders); None lets
+    any folder through, which only a single-user development server (or the CLI, run by the operator) should do."""
+
+    def __init__(self, notes: NoteService, documents: DocumentService,
+                 folders: Sequence[Path] | None = None) -> None:
         self.notes = notes
         self.documents = documents
+        self.folders = None if folders is None else tuple(Path(f).resolve() for f in folders)
+
+    def server_folder(self, path: str) -> Path:
+        """The folder an API caller named, resolved (symlinks and `..` included), if the server lets the API use it."""
+        folder = Path(path)
+        if not folder.is_absolute():
+            raise InvalidInput("path", "give an absolute folder path on the server")
+        resolved = folder.resolve()
+        if self.folders is not None and not any(resolved.is_relative_to(root) for root in self.folders):
+            allowed = ", ".join(str(root) for root in self.folders) or "none (VAULTGRAPH_VAULT_DIRS is empty)"
+            raise Forbidden(f"{path} is outside the folders this server lets the API read and write: {allowed}")
+        return resolved
 
     async def import_vault(
         self, principal: Principal, root: Path, force: bool = False, progress: Progress | None = None

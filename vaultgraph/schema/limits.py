@@ -129,12 +129,21 @@ def coded(rule: type[ASTValidationRule], code: str, budget: int | None = None) -
                 return
             try:
                 super().__init__(_CodedContext(context, code))
-            except KeyError:
-                # An unknown fragment: KnownFragmentNamesRule reports it, and an invalid document never runs.
+            except (KeyError, ValueError):
+                # An unknown fragment (KnownFragmentNamesRule reports it) or an empty selection set, whose depth is
+                # the max() of nothing (NonEmptySelections reports it): an invalid document never runs.
                 ValidationRule.__init__(self, context)
 
     Coded.__name__ = f"Coded{rule.__name__}"
     return Coded
+
+
+class NonEmptySelections(ValidationRule):
+    """`{ }` is not GraphQL (a selection set holds at least one selection) but graphql-core parses it: refused."""
+
+    def enter_selection_set(self, node: SelectionSetNode, *_args: Any) -> None:
+        if not node.selections:
+            self.report_error(GraphQLError("a selection set needs at least one field", node))
 
 
 def _with_code(extension: AddValidationRules, code: str, budget: int | None = None) -> AddValidationRules:
@@ -272,6 +281,7 @@ def limit_extensions(limits: Limits) -> list[ExtensionFactory]:
     state across concurrent requests, and deprecated since 0.340)."""
     budget = limits.max_cost
     factories: list[ExtensionFactory] = [
+        lambda: AddValidationRules([NonEmptySelections]),
         lambda: TokenLimit(max_token_count=limits.max_tokens),
         lambda: _with_code(QueryDepthLimiter(max_depth=limits.max_depth), LIMIT_EXCEEDED, budget),
         lambda: _with_code(MaxAliasesLimiter(max_alias_count=limits.max_aliases), LIMIT_EXCEEDED, budget),

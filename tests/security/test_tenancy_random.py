@@ -1,0 +1,362 @@
+"""A randomized tenancy proof: several tenants with look-alike worlds, every principal sees exactly its share.
+
+A seeded generator (VAULTGRAPH_TENANCY_SEED, printed in every failure) builds three tenants with the same agent and
+team names, the same paths, slugs and titles, near-identical texts (so a foreign item is always a keyword hit and a
+close vector neighbour), [[wikilinks]] across scopes, ghosts and manual links across scopes. Each principal's
+visible set is computed here, from what the test created and the rule of the design (personal: its agent; team:
+its members; shared: the whole tenant; an all-scopes key: everything of its tenant), never asked of the server.
+
+Every answer is then scanned for item ids (`doc_…`, `note_…`) and link ids (`lnk_…`): one that the principal may not
+see is a leak, wherever it hides (a via, a canvas edge, a suggestion, a ghost candidate, a subscription event).
+Lists must equal the expected set, so the proof is not vacuous.
+
+Each principal asks: documents, notes, graph, tags, ghosts, enrichmentProgress and contextPack; search in every
+mode (KEYWORD, VECTOR, HYBRID weighted and RRF, GRAPH both ways), unfiltered and with a scope filter; node() with
+backlinks, outgoing links and suggestions for every item of its tenant and six foreign ones; document(path) and
+note(slug) for every shared path and slug; a traversal from all it sees; graph(center), canvas and traverse around
+four visible items and two hidden ones (NOT_FOUND). Over a real graphql-transport-ws socket per key:
+enrichmentEvents live while the world is built, a snapshot by the ids of every document of every tenant, and
+enrichmentProgress."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import random
+import re
+from collections.abc import AsyncIterator, Awaitable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.support.graphql_ws import GraphQLWebSocket, graphql_ws
+from tests.support.security import bearer
+from tests.support.server import RunningServer, run_server
+from vaultgraph.config import Settings
+from vaultgraph.services.auth import ApiKeyService
+
+pytestmark = [pytest.mark.security, pytest.mark.api, pytest.mark.timeout(600)]  # a busy shared 2-core box
+
+SEED = int(os.environ.get("VAULTGRAPH_TENANCY_SEED", "8"))
+ITEM_ID = re.compile(r"\b(?:doc|note)_[0-9a-f]{32}\b")
+LINK_ID = re.compile(r"\blnk_[0-9a-f]{32}\b")
+TERMINAL = {"DONE", "FAILED", "SKIPPED"}
+
+AGENTS = ["ann", "bob", "cy"]
+TEAMS = ["red", "blue"]
+OWNERS = ["shared", *(f"agent:{a}" for a in AGENTS), *(f"team:{t}" for t in TEAMS)]
+TITLES = ["Hub", "Roadmap", "Solar inverter sizing", "Battery storage", "Meeting notes", "Weekly plan"]
+PATHS = ["plans/roadmap.md", "notes/hub.md", "energy/solar.md", "energy/battery.md", "README.md"]
+TEXT = ("Sizing the {roof} solar inverter and the lithium battery storage for the off-grid cabin: "
+        "panels, charge controller and cabling. #solar")
+QUERY = "solar inverter battery storage sizing"
+LINK_TYPES = ["REFERENCES", "RELATED", "DEPENDS_ON"]
+
+SAVE = "mutation($input: NoteInput!) { saveNote(input: $input) { note { id } } }"
+CREATE = "mutation($input: DocumentInput!) { createDocument(input: $input) { id } }"
+LINK = "mutation($input: LinkInput!) { createLink(input: $input) { id } }"
+LINKS = "edges { node { id from { id } to { id } } }"
+NODE = ("""node(id: "$ITEM") { id ... on Item { backlinks(first: 50) { LINKS } outgoing(first: 50) { LINKS } }
+  ... on Note { suggestions(limit: 20) { target { id } } } }""".replace("LINKS", LINKS))
+AROUND = ["""graph(center: "$ITEM", hops: 3, limit: 200) { nodes { id } edges { id from { id } to { id } }
+  reached { item { id } viaLinkId fromId } }""", 'canvas(center: "$ITEM", hops: 2)',
+          'traverse(from: ["$ITEM"], hops: 3, maxNodes: 200) { nodes { item { id } viaLinkId fromId } }']
+LISTS = """{
+  documents(first: 100) { totalCount edges { node { id enrichment { stage } } } }
+  notes(first: 100, includeArchived: true) { totalCount edges { node { id } } }
+  graph(limit: 500) { nodes { id } edges { id from { id } to { id } } }
+  tags { tag count }
+  ghosts(first: 50) { ref sources { id } candidates { item { id } } }
+  enrichmentProgress { total }
+  contextPack(query: "QUERY", budgetTokens: 4000, maxItems: 20, threshold: 0.0) {
+    text items { item { id } via { fromId linkId } } omitted { item { id } } } }"""
+DOC_STAGES = "{ documents(first: 100) { edges { node { id enrichment { stage } } } } }"
+SEARCH = """search(query: "QUERY", mode: $MODE, fusion: $FUSION, scope: $SCOPE, limit: 100) {
+  item { id } via { linkId from { id } to { id } } }"""
+SEARCH_MODES = [("KEYWORD", "WEIGHTED"), ("VECTOR", "WEIGHTED"), ("HYBRID", "WEIGHTED"), ("HYBRID", "RRF"),
+                ("GRAPH", "WEIGHTED"), ("GRAPH", "RRF")]
+ALIASES = 15  # the server's alias cap: many questions a request, each under its own alias
+EVENTS = "subscription($ids: [ID!]) { enrichmentEvents(documentIds: $ids) { documentId stage } }"
+PROGRESS = "subscription { enrichmentProgress { total } }"
+
+
+@dataclass(frozen=True)
+class Who:
+    """One key and the scopes it may read, as the design states them (computed here, not asked of the server)."""
+
+    name: str
+    tenant: str
+    secret: str
+    agent: str | None = None
+    teams: tuple[str, ...] = ()
+    admin: bool = False
+
+    def sees(self, owner: str) -> bool:
+        return self.admin or owner == "shared" or owner == f"agent:{self.agent}" or owner in {
+            f"team:{t}" for t in self.teams}
+
+    @property
+    def headers(self) -> dict[str, str]:
+        return bearer(self.secret)
+
+
+@dataclass(frozen=True)
+class Made:
+    id: str
+    tenant: str
+    owner: str
+    kind: str  # "doc" | "note"
+
+
+@dataclass
+class World:
+    seed: int
+    principals: list[Who] = field(default_factory=list)
+    items: dict[str, Made] = field(default_factory=dict)
+    links: dict[str, tuple[str, str, str | None]] = field(default_factory=dict)  # id -> (tenant, from, to)
+
+    def visible(self, who: Who, kind: str | None = None) -> set[str]:
+        return {i.id for i in self.items.values()
+                if i.tenant == who.tenant and who.sees(i.owner) and kind in (None, i.kind)}
+
+    def visible_links(self, who: Who) -> set[str]:
+        seen = self.visible(who)
+        return {lid for lid, (tenant, src, dst) in self.links.items()
+                if tenant == who.tenant and src in seen and (dst is None or dst in seen)}
+
+    def check(self, who: Who, what: str, body: Any, sent: str | None = None) -> str:
+        """No item or link id in `body` that `who` may not see (but the id it `sent`: a NOT_FOUND error names the
+        id the caller asked for, nothing more); returns the body's text."""
+        text = json.dumps(body)
+        items = set(ITEM_ID.findall(text)) - {sent}
+        unknown = items - set(self.items)
+        assert not unknown, f"seed {self.seed}, {who.name}, {what}: unknown items {unknown}"
+        leaked = items - self.visible(who)
+        assert not leaked, f"seed {self.seed}: {who.name} sees {sorted(leaked)} in {what}: " + ", ".join(
+            f"{self.items[i].tenant}/{self.items[i].owner}" for i in sorted(leaked))
+        leaked_links = set(LINK_ID.findall(text)) - self.visible_links(who)
+        assert not leaked_links, f"seed {self.seed}: {who.name} sees links {sorted(leaked_links)} in {what}"
+        assert "Traceback" not in text
+        return text
+
+
+def _owner_input(owner: str) -> dict[str, str]:
+    if owner == "shared":
+        return {"scope": "SHARED"}
+    kind, name = owner.split(":")
+    return {"scope": "PERSONAL", "agentId": name} if kind == "agent" else {"scope": "TEAM", "teamId": name}
+
+
+async def _bounded(calls: Iterable[Awaitable[Any]], limit: int = 8) -> list[Any]:
+    gate = asyncio.Semaphore(limit)
+
+    async def one(call: Awaitable[Any]) -> Any:
+        async with gate:
+            return await call
+
+    return list(await asyncio.gather(*(one(c) for c in calls)))
+
+
+@pytest.fixture(scope="module")
+async def open_server(settings: Settings) -> AsyncIterator[RunningServer]:
+    """Keys required (development mode off), no rate limit: the proof asks a few hundred questions per key at once.
+    Enrichment runs (offline model), so documents get vectors and stage events."""
+    keyed = settings.model_copy(update={"dev_mode": False, "port": 0, "rate_limit_per_second": 0.0})
+    # Idle connections dropped before uvicorn's 5 s keep-alive ends them: reusing one the server is closing at that
+    # moment is a ReadError of the client's making. A slow answer on a busy machine is not a failure either.
+    limits = httpx.Limits(keepalive_expiry=2.0)
+    async with run_server(keyed) as running, httpx.AsyncClient(base_url=running.url, timeout=120,
+                                                               limits=limits) as client:
+        yield RunningServer(running.url, client, running.app)
+
+
+async def _principals(keys: ApiKeyService, tenants: list[str], rng: random.Random) -> list[Who]:
+    """Per tenant: an all-scopes key, an agent, an agent in teams, a team-only key and a key with neither."""
+    out = []
+    for tenant in tenants:
+        shapes: list[tuple[str | None, list[str], bool]] = [
+            (None, [], True), (rng.choice(AGENTS), [], False),
+            (rng.choice(AGENTS), rng.sample(TEAMS, rng.randint(1, 2)), False),
+            (None, rng.sample(TEAMS, 1), False), (None, [], False)]
+        for n, (agent, teams, admin) in enumerate(shapes):
+            secret = (await keys.create(tenant, agent=agent, teams=teams, all_scopes=admin)).secret
+            out.append(Who(f"{tenant}/{n}:{'admin' if admin else agent or '-'}+{','.join(teams)}", tenant, secret,
+                           agent, tuple(sorted(teams)), admin))
+    return out
+
+
+async def _build(server: RunningServer, world: World, admin: Who, rng: random.Random) -> None:
+    """Notes and documents in random scopes, wikilinks across them, a ghost, manual links across scopes."""
+    headers = admin.headers
+    notes = {(rng.choice(OWNERS), rng.choice(TITLES)) for _ in range(9)}
+    for owner, title in sorted(notes):
+        targets = rng.sample([t for t in TITLES if t != title], 2)
+        body = TEXT.format(roof=rng.choice(["rooftop", "roof", "garage roof"])) + \
+            f" See [[{targets[0]}]] and [[{targets[1]}|the other]]" + (" and [[Nowhere land]]." if rng.random() < .3
+                                                                        else ".")
+        data = await server.data(SAVE, {"input": {"title": title, "body": body, **_owner_input(owner)}}, headers)
+        made = Made(data["saveNote"]["note"]["id"], admin.tenant, owner, "note")
+        world.items[made.id] = made
+    docs = {(rng.choice(OWNERS), rng.choice(PATHS)) for _ in range(6)}
+    for owner, path in sorted(docs):
+        content = f"# {rng.choice(TITLES)}\n\n" + TEXT.format(roof="rooftop") + f" Linked to [[{rng.choice(TITLES)}]]."
+        data = await server.data(CREATE, {"input": {"path": path, "content": content, **_owner_input(owner)}},
+                                 headers)
+        made = Made(data["createDocument"]["id"], admin.tenant, owner, "doc")
+        world.items[made.id] = made
+    mine = sorted(i for i in world.items if world.items[i].tenant == admin.tenant)
+    for _ in range(5):
+        src, dst = rng.sample(mine, 2)
+        await server.data(LINK, {"input": {"from": src, "to": dst, "type": rng.choice(LINK_TYPES)}}, headers)
+
+
+def _aliased(fields: list[str]) -> list[str]:
+    """Operations of at most ALIASES aliased root fields each (`a0: …`)."""
+    chunks = [fields[i:i + ALIASES] for i in range(0, len(fields), ALIASES)]
+    return ["{ " + " ".join(f"a{n}: {field}" for n, field in enumerate(chunk)) + " }" for chunk in chunks]
+
+
+async def _ask_each(server: RunningServer, fields: list[str], headers: dict[str, str]) -> list[Any]:
+    """One answer per field (its data under its alias), asked ALIASES at a time."""
+    out = []
+    for body in await _bounded(server.data(query, headers=headers) for query in _aliased(fields)):
+        out.extend(body[f"a{n}"] for n in range(len(body)))
+    return out
+
+
+async def _settle(server: RunningServer, admins: list[Who]) -> None:
+    """Wait until every document reached a final enrichment stage (so vectors exist and events were sent)."""
+    for _ in range(600):
+        pages = await _bounded(server.data(DOC_STAGES, headers=a.headers) for a in admins)
+        stages = [e["node"]["enrichment"]["stage"] for page in pages for e in page["documents"]["edges"]]
+        if all(stage in TERMINAL for stage in stages):
+            return
+        await asyncio.sleep(0.25)
+    pytest.fail(f"enrichment did not finish: {stages}")
+
+
+async def _map_links(server: RunningServer, world: World, admins: list[Who]) -> None:
+    """Every link of every tenant with its ends, from the all-scopes keys (who see all of their tenant)."""
+    for admin in admins:
+        ids = [i for i, m in world.items.items() if m.tenant == admin.tenant]
+        for node in await _ask_each(server, [NODE.replace("$ITEM", i) for i in ids], admin.headers):
+            for direction in ("backlinks", "outgoing"):
+                for edge in node[direction]["edges"]:
+                    link = edge["node"]
+                    world.links[link["id"]] = (admin.tenant, link["from"]["id"], (link["to"] or {}).get("id"))
+
+
+async def _drain(ws: GraphQLWebSocket, operation: str, expect: int, quiet: float = 0.5) -> list[dict[str, Any]]:
+    """Every `next` payload of the operation: waits (up to 30 s) for `expect` of them, then for any extra one
+    until the operation stays quiet for `quiet` seconds."""
+    out = []
+    while True:
+        try:
+            out.append(await asyncio.wait_for(ws.receive(operation), 30 if len(out) < expect else quiet))
+        except TimeoutError:
+            return out
+
+
+async def _reads(server: RunningServer, world: World, who: Who, rng: random.Random) -> None:
+    """Everything one principal can ask, each answer checked for foreign or invisible ids."""
+    h = who.headers
+    mine = world.visible(who)
+
+    lists = world.check(who, "lists", await server.data(LISTS.replace("QUERY", QUERY), headers=h))
+    body = json.loads(lists)
+    docs = {e["node"]["id"] for e in body["documents"]["edges"]}
+    notes = {e["node"]["id"] for e in body["notes"]["edges"]}
+    assert docs == world.visible(who, "doc"), f"seed {world.seed}: {who.name} documents"
+    assert notes == world.visible(who, "note"), f"seed {world.seed}: {who.name} notes"
+    assert body["documents"]["totalCount"] == len(docs) and body["notes"]["totalCount"] == len(notes)
+    assert body["enrichmentProgress"]["total"] == len(docs), f"{who.name} enrichmentProgress"
+    assert {n["id"] for n in body["graph"]["nodes"]} <= mine
+
+    # Search in every mode, unfiltered and with one scope filter: the near-identical foreign texts never come back.
+    scope = rng.choice(["SHARED", "PERSONAL", "TEAM"])
+    modes = [(mode, fusion, s) for mode, fusion in SEARCH_MODES for s in ("null", scope)]
+    fields = [SEARCH.replace("QUERY", QUERY).replace("$MODE", m).replace("$FUSION", f).replace("$SCOPE", s)
+              for m, f, s in modes]
+    answers = [hits for half in (fields[:6], fields[6:]) for hits in await _ask_each(server, half, h)]
+    for (mode, fusion, s), hits in zip(modes, answers, strict=True):
+        world.check(who, f"search {mode}/{fusion}/{s}", hits)
+        if s == "null" and mine:
+            assert hits, f"seed {world.seed}: {who.name} search {mode}/{fusion} found nothing of its own"
+
+    # Single reads (backlinks, outgoing, suggestions) of every item of its tenant and a sample of the others':
+    # found exactly when visible.
+    own = sorted(i for i, m in world.items.items() if m.tenant == who.tenant)
+    asked = own + rng.sample(sorted(set(world.items) - set(own)), 6)
+    for item, node in zip(asked, await _ask_each(server, [NODE.replace("$ITEM", i) for i in asked], h),
+                          strict=True):
+        world.check(who, f"node({item})", node, sent=item)
+        assert (node is not None) == (item in mine), f"seed {world.seed}: {who.name} node({item})"
+    lookups = [f'document(path: "{p}") {{ id }}' for p in PATHS] + [
+        f'note(slug: "{t.lower().replace(" ", "-")}") {{ id }}' for t in TITLES]
+    world.check(who, "document(path)/note(slug)", await server.graphql(_aliased(lookups)[0], headers=h))
+
+    # Neighbourhoods: a traversal from everything it sees, and graph view + JSON Canvas + traversal around a few.
+    if mine:
+        body = await server.data("query($ids: [ID!]!) { traverse(from: $ids, hops: 3, maxNodes: 200) { count "
+                                 "nodes { item { id } viaLinkId fromId } } }", {"ids": sorted(mine)}, h)
+        world.check(who, "traverse from all it sees", body)
+    centers = rng.sample(sorted(mine), min(4, len(mine)))
+    world.check(who, f"graph/canvas/traverse around {centers}",
+                await _ask_each(server, [f.replace("$ITEM", c) for c in centers for f in AROUND], h))
+    # A foreign or invisible center is simply not found, by each of the three (one request each: the first error of
+    # a non-null root field ends the operation).
+    asked = [(item, f) for item in rng.sample(sorted(set(world.items) - mine), 2) for f in AROUND]
+    answers = await _bounded(server.graphql("{ " + f.replace("$ITEM", i) + " }", headers=h) for i, f in asked)
+    for (item, f), answer in zip(asked, answers, strict=True):
+        world.check(who, f"hidden center {f[:40]} {item}", answer, sent=item)
+        assert answer["data"] is None and answer["errors"][0]["extensions"]["code"] == "NOT_FOUND", answer
+
+
+async def test_every_principal_sees_exactly_its_share(open_server: RunningServer, keys: ApiKeyService,
+                                                      tenant: str) -> None:
+    rng = random.Random(SEED)
+    world = World(SEED)
+    tenants = [f"{tenant}{c}" for c in "abc"]
+    world.principals = await _principals(keys, tenants, rng)
+    admins = [w for w in world.principals if w.admin]
+
+    async with contextlib.AsyncExitStack() as stack:
+        # Subscribers first: every stage event of the world's documents passes their filters.
+        live: dict[Who, tuple[GraphQLWebSocket, str]] = {}
+        for who in world.principals:
+            ws = await stack.enter_async_context(graphql_ws(open_server.url, init_payload={
+                "authorization": f"Bearer {who.secret}"}))
+            live[who] = (ws, await ws.subscribe(EVENTS))
+        for admin in admins:
+            await _build(open_server, world, admin, rng)
+        await _settle(open_server, admins)
+        await _map_links(open_server, world, admins)
+
+        async def live_events(who: Who, ws: GraphQLWebSocket, operation: str) -> None:
+            events = await _drain(ws, operation, expect=len(world.visible(who, "doc")), quiet=1.0)
+            world.check(who, "enrichmentEvents", events)
+            done = {e["data"]["enrichmentEvents"]["documentId"] for e in events
+                    if e["data"]["enrichmentEvents"]["stage"] in TERMINAL}
+            assert done == world.visible(who, "doc"), f"seed {world.seed}: {who.name} missed stage events"
+
+        async def snapshot(who: Who, ws: GraphQLWebSocket) -> None:
+            # Asking for every document of every tenant by id: the snapshot holds only the visible ones.
+            every_document = sorted(i for i, m in world.items.items() if m.kind == "doc")
+            operation = await ws.subscribe(EVENTS, {"ids": every_document})
+            events = await _drain(ws, operation, expect=len(world.visible(who, "doc")))
+            world.check(who, "enrichmentEvents(documentIds: all)", events)
+            assert {e["data"]["enrichmentEvents"]["documentId"] for e in events} == world.visible(who, "doc")
+            progress = await ws.subscribe(PROGRESS)
+            first = await asyncio.wait_for(ws.receive(progress), 30)
+            assert first["data"]["enrichmentProgress"]["total"] == len(world.visible(who, "doc")), who.name
+
+        await asyncio.gather(*(live_events(who, ws, operation) for who, (ws, operation) in live.items()))
+        await asyncio.gather(*(snapshot(who, ws) for who, (ws, _) in live.items()))
+
+    # A few principals at a time: each request holds up to fifteen searches or reads.
+    await _bounded((_reads(open_server, world, who, random.Random(SEED * 1000 + n))
+                    for n, who in enumerate(world.principals)), limit=3)
