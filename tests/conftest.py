@@ -69,7 +69,9 @@ def workspace_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def settings(neo4j_server: TestNeo4j, workspace_root: Path) -> Settings:
-    return Settings(data_dir=workspace_root, neo4j_uri=neo4j_server.uri, log_level="WARNING")
+    # No workspace watcher by default: every test's server shares this workspace root, and a watcher would race the
+    # tests that write files there and rescan; tests/services/test_workspace_watch.py turns it on for its own root.
+    return Settings(data_dir=workspace_root, neo4j_uri=neo4j_server.uri, log_level="WARNING", workspace_watch=False)
 
 
 @pytest.fixture(scope="session")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
@@ -18,7 +19,8 @@ from strawberry.schema.config import StrawberryConfig
 
 from vaultgraph.agents.server import build_endpoint
 from vaultgraph.config import Settings
-from vaultgraph.events import InProcessBus
+from vaultgraph.events import EventBus
+from vaultgraph.events_redis import build_event_bus
 from vaultgraph.explorer import Explorer
 from vaultgraph.graph.session import Graph
 from vaultgraph.health import Neo4jMonitor
@@ -41,9 +43,12 @@ from vaultgraph.services.links import LinkService
 from vaultgraph.services.notes import NoteService
 from vaultgraph.services.search import SearchService, search_config
 from vaultgraph.services.suggestions import SuggestionService
+from vaultgraph.services.uploads import UploadLimits, UploadService
+from vaultgraph.services.weekly_review import WeeklyReviewService
 from vaultgraph.services.workspace_sync import WorkspaceSync
+from vaultgraph.services.workspace_watch import WorkspaceWatcher
 from vaultgraph.text.tokens import TokenCounter
-from vaultgraph.workers.pool import build_worker_pool
+from vaultgraph.workers.pool import WorkerPool, build_worker_pool
 from vaultgraph.workspace import Workspace, check_key
 
 
@@ -51,21 +56,37 @@ def neo4j_uri(settings: Settings) -> str:
     return settings.neo4j_uri or settings.local_bolt_uri
 
 
-def build_services(settings: Settings, graph: Graph, models: ModelClient) -> Services:
+def upload_limits(settings: Settings) -> UploadLimits:
+    return UploadLimits(max_files=settings.upload_max_files, max_file_bytes=settings.upload_max_file_bytes,
+                        max_body_bytes=settings.upload_max_body_bytes)
+
+
+def build_services(settings: Settings, graph: Graph, models: ModelClient, bus: EventBus | None = None) -> Services:
     workspace = Workspace(settings.workspace_dir)
     links = LinkService(graph, workspace, settings.page_size_max)
-    enrichment = EnrichmentService(graph, InProcessBus(settings.event_queue_size), settings.event_queue_size)
+    bus = bus or build_event_bus(settings.redis_url, settings.event_queue_size)  # Redis when REDIS_URL is set
+    enrichment = EnrichmentService(graph, bus, settings.event_queue_size)
     documents = DocumentService(graph, workspace, settings.page_size_max, on_created=enrichment.enqueue,
                                 on_changed=enrichment.enqueue)
     search = SearchService(graph, models, search_config(settings))
     fuzzy = FuzzyResolver(graph, search, models)
     indexer = Indexer(graph, models, chunking_policy(settings))
     notes = NoteService(graph, settings.page_size_max, indexer=save_hook(indexer, fuzzy))
-    return Services(documents=documents, notes=notes, links=links, vault=VaultService(notes, documents),
-                    enrichment=enrichment, search=search, suggestions=SuggestionService(graph, search), fuzzy=fuzzy,
-                    context_pack=ContextPackService(search, links, TokenCounter()),
-                    workspace_sync=WorkspaceSync(graph, workspace, documents, links, enrichment.bus,
-                                                 on_changed=enrichment.enqueue))
+    sync = WorkspaceSync(graph, workspace, documents, links, enrichment.bus, on_changed=enrichment.enqueue)
+    vault = VaultService(notes, documents, vault_folders(settings))
+    return Services(documents=documents, notes=notes, links=links, vault=vault, enrichment=enrichment,
+                    search=search, suggestions=SuggestionService(graph, search), fuzzy=fuzzy,
+                    context_pack=ContextPackService(search, links, TokenCounter()), workspace_sync=sync,
+                    uploads=UploadService(graph, workspace, sync, links, upload_limits(settings)),
+                    weekly_review=WeeklyReviewService(graph, notes, models))
+
+
+def vault_folders(settings: Settings) -> list[Path] | None:
+    """Where the API may import and export vaults: the configured folders, else anywhere on a development server
+    (one local user, loopback only) and nowhere on a server that requires API keys."""
+    if settings.vault_dirs is not None:
+        return settings.vault_dirs
+    return None if settings.dev_mode else []
 
 
 def model_config(settings: Settings) -> ModelConfig:
@@ -74,6 +95,13 @@ def model_config(settings: Settings) -> ModelConfig:
         embedding_model=settings.embedding_model, embedding_dimensions=settings.embedding_dimensions,
         timeout_seconds=settings.model_timeout, max_retries=settings.model_max_retries,
     )
+
+
+def build_workers(settings: Settings, graph: Graph, models: ModelClient, bus: EventBus) -> WorkerPool:
+    """The enrichment pool and its dependencies, for this process's lifespan or a `vaultgraph worker` process;
+    builds objects only (`start()` starts the tasks)."""
+    return build_worker_pool(settings, graph, Workspace(settings.workspace_dir), models, bus,
+                             chunk_indexer=Indexer(graph, models, chunking_policy(settings)))
 
 
 class GraphQLApp(GuardedGraphQL):
@@ -96,7 +124,7 @@ def build_graphql(settings: Settings, services: Services, keys: ApiKeyService) -
     schema = build_schema(limit_extensions(Limits.from_settings(settings)),
                           StrawberryConfig(batching_config={"max_operations": settings.max_batch_operations}))
     return GraphQLApp(services, schema, authenticator, ws_init_timeout=settings.ws_connection_init_timeout,
-                      graphql_ide="graphiql" if settings.graphiql else None)
+                      graphql_ide="graphiql" if settings.graphiql else None, upload_limits=upload_limits(settings))
 
 
 def create_app(settings: Settings) -> Starlette:
@@ -109,9 +137,10 @@ def create_app(settings: Settings) -> Starlette:
     keys = ApiKeyService(graph, settings.api_key_cache_seconds)
     graphql = build_graphql(settings, services, keys)
     mcp = build_endpoint(services, graphql.authenticator, settings.host)  # same admission rules as GraphQL
-    workers = (build_worker_pool(settings, graph, Workspace(settings.workspace_dir), models, services.enrichment.bus,
-                                 chunk_indexer=Indexer(graph, models, chunking_policy(settings)))
-               if settings.enrichment_workers else None)
+    workers = build_workers(settings, graph, models, services.enrichment.bus) if settings.enrichment_workers else None
+    workspace_watcher = (WorkspaceWatcher(services.workspace_sync, settings.workspace_dir,
+                                          settings.workspace_watch_debounce_ms)
+                         if settings.workspace_watch else None)
 
     async def healthz(request: Request) -> JSONResponse:
         health = monitor.health
@@ -125,12 +154,17 @@ def create_app(settings: Settings) -> Starlette:
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         await monitor.check()
         watcher = asyncio.create_task(monitor.watch(), name="neo4j-monitor")
+        await services.enrichment.bus.start()  # Redis: subscribed before anyone can subscribe or publish
         if workers is not None:
             await workers.start()
+        if workspace_watcher is not None:
+            await workspace_watcher.start()  # after the workers: what it finds changed gets enriched
         try:
             async with mcp.manager.run():  # the MCP session manager's task group
                 yield
         finally:
+            if workspace_watcher is not None:
+                await workspace_watcher.stop()  # before the workers: no batch half-synced when they go
             if workers is not None:
                 await workers.stop()  # before the driver closes: it gives the held leases back
             await services.enrichment.bus.aclose()
@@ -149,7 +183,8 @@ def create_app(settings: Settings) -> Starlette:
             Mount("/", app=Explorer()),  # the web explorer (web/dist), after the API routes
         ],
         lifespan=lifespan,
-        middleware=[Middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)],
+        middleware=[Middleware(BodySizeLimit, max_bytes=settings.max_body_bytes,
+                               upload_max_bytes=settings.upload_max_body_bytes)],
     )
     app.state.settings = settings
     app.state.keys = keys
@@ -158,4 +193,5 @@ def create_app(settings: Settings) -> Starlette:
     app.state.monitor = monitor
     app.state.models = models
     app.state.workers = workers
+    app.state.watcher = workspace_watcher
     return app

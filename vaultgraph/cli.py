@@ -1,8 +1,10 @@
-"""`vaultgraph serve`, `vaultgraph neo4j start|stop|status` and `vaultgraph keys create|list|revoke`."""
+"""`vaultgraph serve [--no-workers]`, `vaultgraph worker`, `vaultgraph neo4j start|stop|status` and
+`vaultgraph keys create|list|revoke`."""
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import os
 import signal
 import sys
@@ -18,6 +20,7 @@ from vaultgraph.http.auth import StartupRefused, check_bind
 from vaultgraph.logs import configure_logging
 from vaultgraph.neo4j_local import server as local_neo4j
 from vaultgraph.neo4j_local.java import MissingTool, find_java_home
+from vaultgraph.worker_process import run_worker
 
 log = structlog.get_logger("vaultgraph")
 
@@ -83,6 +86,9 @@ def main(argv: list[str] | None = None) -> int:
     serve = commands.add_parser("serve", help="run the GraphQL server (starts the local Neo4j when needed)")
     serve.add_argument("--host")
     serve.add_argument("--port", type=int)
+    serve.add_argument("--no-workers", action="store_true",
+                       help="API only: no enrichment workers, no workspace watcher (`vaultgraph worker` runs them)")
+    commands.add_parser("worker", help="run the enrichment workers and the workspace watcher, no HTTP")
     neo4j = commands.add_parser("neo4j", help="manage the local Neo4j")
     neo4j.add_argument("action", choices=["build", "start", "stop", "status"])
     cli_keys.add_parser(commands)
@@ -92,6 +98,9 @@ def main(argv: list[str] | None = None) -> int:
 
     overrides = {k: v for k, v in (("host", getattr(args, "host", None)), ("port", getattr(args, "port", None)))
                  if v is not None}
+    if getattr(args, "no_workers", False):  # an API replica: the worker processes enrich and watch the workspace
+        overrides["enrichment_workers"] = False
+        overrides["workspace_watch"] = False
     settings = Settings(**overrides)
     configure_logging(settings.log_level, settings.log_format)
     try:
@@ -103,6 +112,8 @@ def main(argv: list[str] | None = None) -> int:
             return _with_neo4j(settings, lambda uri: cli_vault.run(settings, args, uri))
         if args.command == "rescan":
             return _with_neo4j(settings, lambda uri: cli_workspace.run(settings, args, uri))
+        if args.command == "worker":
+            return _with_neo4j(settings, lambda uri: asyncio.run(run_worker(settings, uri)))
         check_bind(settings)  # before starting Neo4j: refuse at once
         return _serve(settings)
     except (MissingTool, local_neo4j.Neo4jStartError, StartupRefused) as exc:

@@ -37,6 +37,14 @@ class Settings(BaseSettings):
     max_query_cost: int = Field(10_000, ge=1, description="Most nodes an operation may fetch, estimated from sizes.")
     max_batch_operations: int = Field(10, ge=1, description="Most operations one batched HTTP request may carry.")
     max_body_bytes: int = Field(1024 * 1024, ge=1024, description="Largest request body; larger answers 413.")
+    upload_max_files: int = Field(50, ge=1, le=1000, description="Most files one uploadDocuments request carries.")
+    upload_max_file_bytes: int = Field(
+        50 * 1024 * 1024, ge=1, le=50 * 1024 * 1024, description="Largest file an upload may carry (50 MiB at most)."
+    )
+    upload_max_body_bytes: int = Field(
+        50 * 50 * 1024 * 1024 + 1024 * 1024, ge=1024,
+        description="Largest multipart upload request (every file and the operation); larger answers 413.",
+    )
     rate_limit_per_second: float = Field(50.0, ge=0, description="Requests a second per API key (0: unlimited).")
     rate_limit_burst: int = Field(100, ge=1, description="Requests a key may make at once before the rate applies.")
     ws_connection_init_timeout: float = Field(
@@ -99,6 +107,19 @@ class Settings(BaseSettings):
         None, description="Enrich only these tenants' documents (sharding worker processes); unset: every tenant."
     )
     event_queue_size: int = Field(1000, ge=10, description="Events buffered per subscriber before it is dropped.")
+    workspace_watch: bool = Field(True, description="Watch the workspace for changes while the server runs.")
+    workspace_watch_debounce_ms: int = Field(
+        500, ge=10, le=60_000, description="Quiet time after a change before the watcher syncs the changed files (ms)."
+    )
+    redis_url: str | None = Field(
+        None, validation_alias=AliasChoices("REDIS_URL"),
+        description="Redis for events across processes (redis://, rediss://); unset: events stay in-process.",
+    )
+
+    vault_dirs: list[Path] | None = Field(
+        None, description="Server folders importVault/exportVault may use (with subfolders); unset: any folder in "
+        "development mode, none otherwise.",
+    )
 
     page_size_max: int = Field(100, ge=1, le=1000, description="Largest page a list query returns.")
 

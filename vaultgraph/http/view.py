@@ -7,19 +7,23 @@ from datetime import timedelta
 from typing import Any, Protocol, cast
 
 import structlog
-from cross_web import HTTPException
+from cross_web import AsyncHTTPRequestAdapter, HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.websockets import WebSocket
 from strawberry.asgi import GraphQL
 from strawberry.exceptions import ConnectionRejectionError
+from strawberry.http import GraphQLRequestData
 from strawberry.schema import BaseSchema
 from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
 from strawberry.types.unset import UNSET, UnsetType
 
 from vaultgraph.domain import Principal
 from vaultgraph.http.auth import NOBODY, Authenticator
+from vaultgraph.http.multipart import FORM_STATE, csrf_refusal, upload_adapter
 from vaultgraph.http.refusals import Refusal, code_for_status, refusal_response
+from vaultgraph.http.request_body import SHAPE, check_batch, decode_json
+from vaultgraph.services.uploads import UploadLimits
 
 log = structlog.get_logger(__name__)
 
@@ -37,12 +41,15 @@ class GuardedGraphQL(GraphQL[Any, None]):
     """Subclasses build their Context in `get_context` with `await self.principal(request)`."""
 
     def __init__(self, schema: BaseSchema, authenticator: Authenticator, ws_init_timeout: float = 10.0,
-                 **kwargs: Any) -> None:
+                 upload_limits: UploadLimits | None = None, **kwargs: Any) -> None:
         # Only graphql-transport-ws: legacy graphql-ws has no connection_init deadline and no close codes.
         # (Constructor arguments: strawberry's __init__ overwrites class attributes of the same names.)
         super().__init__(schema, subscription_protocols=(GRAPHQL_TRANSPORT_WS_PROTOCOL,),
-                         connection_init_wait_timeout=timedelta(seconds=ws_init_timeout), **kwargs)
+                         connection_init_wait_timeout=timedelta(seconds=ws_init_timeout),
+                         multipart_uploads_enabled=upload_limits is not None, **kwargs)
         self.authenticator = authenticator
+        if upload_limits is not None:  # multipart read within the upload limits (http/multipart.py)
+            self.request_adapter_class = upload_adapter(upload_limits)
 
     async def principal(self, request: Request | WebSocket) -> Principal:
         """Who sends this HTTP request (raises Refusal); a WebSocket is nobody until its connection_init."""
@@ -62,6 +69,17 @@ class GuardedGraphQL(GraphQL[Any, None]):
         context.use_principal(principal)
         return cast(UnsetType, UNSET)  # a plain connection_ack
 
+    def parse_json(self, data: str | bytes) -> Any:
+        return decode_json(data)  # a 400 for every body that is not JSON, not only for JSONDecodeError
+
+    async def parse_http_body(self, request: AsyncHTTPRequestAdapter) -> GraphQLRequestData | list[GraphQLRequestData]:
+        try:
+            parsed = await super().parse_http_body(request)
+        except (AttributeError, TypeError) as exc:  # JSON, but not an object or an array of objects (http/request_body)
+            raise HTTPException(400, SHAPE) from exc
+        check_batch(parsed)
+        return parsed
+
     async def execute_operation(self, request: Request, request_adapter: Any, request_data: Any, context: Any,
                                 root_value: Any, sub_response: Any) -> Any:
         if isinstance(request_data, list):
@@ -70,12 +88,20 @@ class GuardedGraphQL(GraphQL[Any, None]):
                                                sub_response)
 
     async def run(self, request: Request | WebSocket, context: Any = UNSET, root_value: Any = UNSET) -> Any:
+        if isinstance(request, Request) and self.multipart_uploads_enabled:
+            refusal = await csrf_refusal(request)  # before the body is parsed or anyone authenticated
+            if refusal is not None:
+                return refusal.response()
         try:
             return await super().run(request, context, root_value)
         except Refusal as exc:
             return exc.response()
         except HTTPException as exc:
             return self._http_refusal(exc)
+        finally:
+            form = getattr(request.state, FORM_STATE, None) if isinstance(request, Request) else None
+            if form is not None:
+                await form.close()  # the uploads' temporary files
 
     def _http_refusal(self, exc: HTTPException) -> Response:
         if exc.reason == "Too many operations":

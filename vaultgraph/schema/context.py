@@ -20,6 +20,8 @@ if TYPE_CHECKING:
     from vaultgraph.services.notes import NoteService
     from vaultgraph.services.search import SearchService
     from vaultgraph.services.suggestions import SuggestionService
+    from vaultgraph.services.uploads import UploadService
+    from vaultgraph.services.weekly_review import WeeklyReviewService
     from vaultgraph.services.workspace_sync import WorkspaceSync
 
 
@@ -37,6 +39,8 @@ class Services:
     fuzzy: FuzzyResolver
     context_pack: ContextPackService
     workspace_sync: WorkspaceSync
+    uploads: UploadService
+    weekly_review: WeeklyReviewService
 
 
 @dataclass

@@ -17,8 +17,11 @@ from vaultgraph.resolvers import links as link_resolvers
 from vaultgraph.resolvers import notes as note_resolvers
 from vaultgraph.resolvers import search as search_resolvers
 from vaultgraph.resolvers import suggestions as suggestion_resolvers
+from vaultgraph.resolvers import uploads as upload_resolvers
 from vaultgraph.resolvers import vault as vault_resolvers
+from vaultgraph.resolvers import weekly_review as weekly_review_resolvers
 from vaultgraph.resolvers import workspace as workspace_resolvers
+from vaultgraph.schema.document_cache import document_cache
 from vaultgraph.schema.errors import ErrorPolicy
 from vaultgraph.schema.links import Link
 from vaultgraph.schema.types import Document, Note
@@ -57,8 +60,10 @@ class Mutation:
     import_vault = strawberry.field(resolver=vault_resolvers.import_vault)
     export_vault = strawberry.field(resolver=vault_resolvers.export_vault)
     rescan_workspace = strawberry.field(resolver=workspace_resolvers.rescan_workspace)
+    upload_documents = strawberry.field(resolver=upload_resolvers.upload_documents)
     reenrich = strawberry.field(resolver=enrichment_resolvers.reenrich)
     accept_suggestion = strawberry.field(resolver=suggestion_resolvers.accept_suggestion)
+    generate_weekly_review = strawberry.field(resolver=weekly_review_resolvers.generate_weekly_review)
 
 
 @strawberry.type
@@ -79,5 +84,5 @@ def build_schema(
     """The schema; `create_app` adds the API limits (schema/limits.py) and the batching config from Settings."""
     return VaultgraphSchema(
         query=Query, mutation=Mutation, subscription=Subscription, types=[Document, Note, Link],
-        extensions=[ErrorPolicy, Warnings, *(extra_extensions or [])], config=config,
+        extensions=[ErrorPolicy, Warnings, *(extra_extensions or []), document_cache()], config=config,
     )
