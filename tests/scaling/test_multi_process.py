@@ -3,8 +3,8 @@
 500 documents created through replica A are enriched exactly once each by the two workers (one summary each, five to a
 call, no stage event twice); a subscriber on replica B sees every document's stages (QUEUED from A, the rest from the
 workers, all through Redis) up to DONE; one worker is killed with SIGKILL half-way, and the other takes its documents
-over once their leases run out, so all 500 end DONE. The one gap, asserted bounded: events are published after their
-commit, so the DONE events of a batch the killed worker had committed but not yet published never reach anyone.
+over once their leases run out, so all 500 end DONE, and B sees every DONE once: a final stage the killed worker
+committed but had not yet published stays owed in the graph and is announced by the surviving worker's sweep.
 """
 
 from __future__ import annotations
@@ -142,18 +142,20 @@ async def test_two_replicas_and_two_workers_enrich_every_document_once_and_survi
             await asyncio.sleep(1.0)  # the subscription is registered on B
             creating = asyncio.create_task(create_all(replica_a, DOCUMENTS))
             killed = False
+            receiving: asyncio.Future[Any] | None = None
             async with asyncio.timeout(900):  # minutes only on a machine far busier than its cores
                 while len(done_events) < DOCUMENTS or not creating.done():
-                    receiving = asyncio.ensure_future(subscriber.receive(operation))
+                    if receiving is None:
+                        receiving = asyncio.ensure_future(subscriber.receive(operation))
                     await asyncio.wait({receiving, creating}, timeout=QUIET_SECONDS,
                                        return_when=asyncio.FIRST_COMPLETED)
                     if creating.done() and creating.exception() is not None:
                         receiving.cancel()
                         await creating  # a failed create fails the test now, not at the timeout
-                    if not receiving.done() and killed and creating.done():
-                        receiving.cancel()  # quiet: the rest are DONE events the killed worker never sent
-                        break
+                    if not receiving.done():
+                        continue  # a quiet spell: the killed worker's leases (and owed announcements) running out
                     event = (await receiving)["data"]["enrichmentEvents"]
+                    receiving = None
                     assert event["error"] is None, event
                     events.setdefault(event["documentId"], []).append((event["stage"], event["attempt"]))
                     if event["stage"] == "DONE":
@@ -180,11 +182,10 @@ async def test_two_replicas_and_two_workers_enrich_every_document_once_and_survi
         assert replica_a.url is not None
         final = await stages_of(replica_a)
         assert set(final) == set(ids.values()) and set(final.values()) == {"DONE"}  # every document DONE
-        assert set(done_events.values()) == {1}  # and announced DONE once at most
-        # Events are published after the commit: the DONE events of a batch the killed worker had just finished
-        # (committed, not yet published) never leave it. Everything else reached replica B.
-        unannounced = set(ids.values()) - set(done_events)
-        assert len(unannounced) <= BATCH_SIZE * CONCURRENCY, len(unannounced)
+        # Every DONE reached replica B, once: a batch the killed worker committed but had not published is announced
+        # by the other worker's sweep when its lease runs out (the graph keeps it owed until then).
+        assert set(done_events) == set(ids.values())
+        assert set(done_events.values()) == {1}
         for document, stages in events.items():
             assert len(stages) == len(set(stages)), (document, stages)  # no stage event twice
         # A document the killed worker was enriching resumes as attempt 2 on the other worker; every other
@@ -193,8 +194,7 @@ async def test_two_replicas_and_two_workers_enrich_every_document_once_and_survi
         assert 0 < len(resumed) <= BATCH_SIZE * CONCURRENCY
         for document, stages in events.items():
             if document not in resumed:
-                expected = STAGES[:len(stages)] if document in unannounced else STAGES
-                assert [stage for stage, _ in stages] == expected, (document, stages)
+                assert [stage for stage, _ in stages] == STAGES, (document, stages)
         # Enriched exactly once: one summary per document, five documents a call (batching survived the split).
         calls = summary_calls(model)
         summarized = Counter(title for call in calls for title in call)

@@ -31,7 +31,7 @@ async def fail_one(harness: Harness, graph: Graph, document_id: str) -> None:
     tenant = harness.principal.tenant_id
     [claimed] = await graph.write(cypher.claim, tenant, [document_id], "w", 30.0)
     await graph.write(cypher.end_with, tenant, "w", EnrichmentStage.FAILED,
-                      [{"id": claimed.document.id, "error": "model down", "attempt": 3}])
+                      [{"id": claimed.document.id, "error": "model down", "attempt": 3}], 30.0)
 
 
 async def test_progress_counts_each_state_and_reenrich_requeues_failed_documents(

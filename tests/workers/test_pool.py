@@ -65,7 +65,10 @@ async def test_a_restart_resumes_unfinished_work_and_summarizes_each_document_on
     await harness.started(remote_models, max_concurrent_batches=2, lease_seconds=1.5, sweep_seconds=0.3)
     await harness.recorder.wait_final(ids, within=90)
     assert all(harness.recorder.stages(i)[-1] == "DONE" for i in ids)
-    assert all(harness.recorder.stages(i).count("DONE") == 1 for i in ids)
+    # Finished once each: a DONE the crashed pool committed but had not marked announced is announced again by a
+    # sweep, with the same time (subscribers drop such a repeat), so count distinct finishes.
+    finishes = {i: {e.at for e in harness.recorder.stage_events(i) if e.stage is EnrichmentStage.DONE} for i in ids}
+    assert all(len(at) == 1 for at in finishes.values())
     tenant = harness.principal.tenant_id
     assert (await graph.read(cypher.stage_counts, tenant, None)) == {"DONE": 40}
     asked = Counter(t for r in model_server.requests("chat") if is_summary_call(r.body) for t in summary_titles(r.body))
@@ -170,3 +173,32 @@ async def test_a_new_embedding_model_re_embeds_finished_documents_in_the_backgro
 async def _embedded_hashes(tx: Any, tenant: str) -> list[str]:
     result = await tx.run("MATCH (d:Document {tenantId: $t}) RETURN d.embeddedHash AS h", t=tenant)
     return [record["h"] async for record in result]
+
+
+async def test_a_final_stage_whose_worker_died_before_publishing_is_announced_once_by_a_sweep(
+    harness: Harness, graph: Graph, offline_models: LocalModelClient
+) -> None:
+    [doc] = await harness.create(1)
+    tenant = harness.principal.tenant_id
+    # A worker commits DONE and dies before it publishes: the graph owes the announcement for its lease.
+    [claimed] = await graph.write(cypher.claim, tenant, [doc.id], "dies", 30.0)
+    [mark] = await graph.write(cypher.finish, tenant, "dies",
+                               [{"id": doc.id, "enrichedHash": "h", "detail": None, "attempt": 1}], 0.3)
+    subscriber = harness.enrichment.stage_events(harness.principal, [doc.id])
+    snapshot = await anext(subscriber)
+    assert (snapshot.stage, snapshot.at) == (EnrichmentStage.DONE, mark.at)
+
+    pool = harness.pool(offline_models, lease_seconds=30.0, sweep_seconds=60.0)
+    assert await pool.announce_overdue() == 0  # not yet: the dead worker might still publish
+    await asyncio.sleep(0.4)
+    assert await pool.announce_overdue() == 1
+    assert await pool.announce_overdue() == 0  # announced once, by whichever sweep got there first
+    await harness.recorder.wait_for(lambda: harness.recorder.stages(doc.id)[-1:] == ["DONE"])
+    announced = harness.recorder.last(doc.id)
+    assert announced is not None and (announced.at, announced.attempt) == (mark.at, 1)
+
+    # A subscriber that already saw DONE (here in its snapshot) is not sent it again; the next change gets through.
+    await harness.enrichment.reenrich(harness.principal, [doc.id])
+    following = await asyncio.wait_for(anext(subscriber), timeout=10)
+    assert following.stage is EnrichmentStage.QUEUED
+    await subscriber.aclose()

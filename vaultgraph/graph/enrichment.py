@@ -113,7 +113,8 @@ FINISH = """
 UNWIND $rows AS row
 MATCH (d:Document {tenantId: $tenant, id: row.id}) WHERE d.claimedBy = $worker
 SET d.enrichmentStage = 'DONE', d.enrichmentError = null, d.enrichmentDetail = row.detail,
-    d.enrichedHash = row.enrichedHash, d.enrichmentUpdatedAt = datetime(), d.enrichmentAttempt = row.attempt
+    d.enrichedHash = row.enrichedHash, d.enrichmentUpdatedAt = datetime(), d.enrichmentAttempt = row.attempt,
+    d.unannouncedUntil = datetime() + duration({milliseconds: $leaseMs})
 REMOVE d.claimedBy, d.leaseUntil
 RETURN d.id AS id, d.enrichmentUpdatedAt AS at
 """
@@ -122,9 +123,33 @@ END_WITH = """
 UNWIND $rows AS row
 MATCH (d:Document {tenantId: $tenant, id: row.id}) WHERE d.claimedBy = $worker
 SET d.enrichmentStage = $stage, d.enrichmentError = row.error, d.enrichmentUpdatedAt = datetime(),
-    d.enrichmentAttempt = row.attempt
+    d.enrichmentAttempt = row.attempt, d.unannouncedUntil = datetime() + duration({milliseconds: $leaseMs})
 REMOVE d.claimedBy, d.leaseUntil
 RETURN d.id AS id, d.enrichmentUpdatedAt AS at
+"""
+
+# A final stage is committed with `unannouncedUntil` (an outbox of one flag): the worker clears it once its event is
+# published. A worker that dies in between leaves it set, and when it runs out a sweep announces the stage instead,
+# so a subscriber on any replica still sees every document end (at least once; subscribers drop the repeat).
+ANNOUNCED = """
+UNWIND $ids AS id
+MATCH (d:Document {tenantId: $tenant, id: id})
+REMOVE d.unannouncedUntil
+"""
+
+# Cross-tenant like CLAIMABLE, answered by the (tenantId, unannouncedUntil) index. The write lock comes first, so of
+# two sweeps the second sees the first one's removal and announces nothing.
+OVERDUE_ANNOUNCEMENTS = """
+MATCH (d:Document)
+WHERE d.tenantId IS NOT NULL AND d.unannouncedUntil < datetime()
+  AND ($tenants IS NULL OR d.tenantId IN $tenants)
+WITH d LIMIT $limit
+SET d.claimLock = true
+WITH d WHERE d.unannouncedUntil < datetime()
+REMOVE d.unannouncedUntil, d.claimLock
+RETURN d.tenantId AS tenant, d.id AS id, d.ownerKey AS ownerKey, d.enrichmentStage AS stage,
+       coalesce(d.enrichmentAttempt, 0) AS attempt, d.enrichmentError AS error, d.enrichmentDetail AS detail,
+       d.enrichmentUpdatedAt AS at
 """
 
 RELEASE = """
@@ -343,16 +368,45 @@ async def replace_classified_links(tx: AsyncManagedTransaction, tenant: str, id:
         await (await tx.run(CREATE_CLASSIFIED_LINKS, tenant=tenant, id=id, rows=rows)).consume()
 
 
-async def finish(tx: AsyncManagedTransaction, tenant: str, worker: str, rows: list[dict[str, Any]]) -> list[StageMark]:
-    result = await tx.run(FINISH, tenant=tenant, worker=worker, rows=rows)
+async def finish(tx: AsyncManagedTransaction, tenant: str, worker: str, rows: list[dict[str, Any]],
+                 lease_seconds: float) -> list[StageMark]:
+    """DONE; the claim is given up, and the stage is owed an announcement for `lease_seconds` (see ANNOUNCED)."""
+    result = await tx.run(FINISH, tenant=tenant, worker=worker, rows=rows, leaseMs=_lease_ms(lease_seconds))
     return _marks([record async for record in result])
 
 
 async def end_with(tx: AsyncManagedTransaction, tenant: str, worker: str, stage: EnrichmentStage,
-                   rows: list[dict[str, Any]]) -> list[StageMark]:
-    """FAILED or SKIPPED with the reason in `row.error`; the claim is given up."""
-    result = await tx.run(END_WITH, tenant=tenant, worker=worker, stage=stage.value, rows=rows)
+                   rows: list[dict[str, Any]], lease_seconds: float) -> list[StageMark]:
+    """FAILED or SKIPPED with the reason in `row.error`; the claim is given up, the announcement owed."""
+    result = await tx.run(END_WITH, tenant=tenant, worker=worker, stage=stage.value, rows=rows,
+                          leaseMs=_lease_ms(lease_seconds))
     return _marks([record async for record in result])
+
+
+async def announced(tx: AsyncManagedTransaction, tenant: str, marks: list[StageMark]) -> None:
+    """The final stages of `marks` were published: nothing is owed for them any more."""
+    await (await tx.run(ANNOUNCED, tenant=tenant, ids=[mark.document_id for mark in marks])).consume()
+
+
+@dataclass(frozen=True, slots=True)
+class Owed:
+    """A final stage whose worker died between committing it and publishing it."""
+
+    tenant_id: str
+    document_id: str
+    owner_key: str
+    stage: EnrichmentStage
+    attempt: int
+    error: str | None
+    detail: str | None
+    at: datetime
+
+
+async def overdue_announcements(tx: AsyncManagedTransaction, tenants: list[str] | None, limit: int) -> list[Owed]:
+    """Take (and clear) the announcements whose worker did not make them in time."""
+    result = await tx.run(OVERDUE_ANNOUNCEMENTS, tenants=tenants, limit=limit)
+    return [Owed(r["tenant"], r["id"], r["ownerKey"], EnrichmentStage(r["stage"]), int(r["attempt"]), r["error"],
+                 r["detail"], to_datetime(r["at"])) async for r in result]
 
 
 async def release(tx: AsyncManagedTransaction, tenant: str, ids: list[str], worker: str) -> None:

@@ -82,6 +82,11 @@ MIGRATIONS: tuple[Migration, ...] = (
             "OPTIONS {indexConfig: {`fulltext.analyzer`: 'english'}}",
         ),
     ),
+    Migration(
+        5,
+        "final enrichment stages still owed an announcement (a worker died between commit and publish)",
+        ("CREATE INDEX document_unannounced IF NOT EXISTS FOR (d:Document) ON (d.tenantId, d.unannouncedUntil)",),
+    ),
 )
 
 APPLIED_VERSIONS = "MATCH (m:SchemaMigration) RETURN m.version AS version"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections import OrderedDict
 from collections.abc import AsyncGenerator
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -119,20 +120,17 @@ class EnrichmentService:
             states = await self.graph.read(cypher.document_states, principal.tenant_id,
                                            sorted(ids) if ids else None, principal.visible_owner_keys(),
                                            len(ids) if ids else SNAPSHOT_LIMIT)
-            seen: dict[str, datetime] = {}
+            delivered = _Delivered()
             for state in states:
-                seen[state.document_id] = state.at
+                delivered.first_time(state.document_id, state.at, state.stage)
                 yield DocumentStageChanged(
                     tenant_id=principal.tenant_id, document_id=state.document_id, owner_key=state.owner_key,
                     stage=state.stage, attempt=state.attempt, error=state.error, at=state.at, detail=state.detail,
                 )
             async for event in subscription:
                 assert isinstance(event, DocumentStageChanged)  # the filter lets nothing else through
-                last = seen.pop(event.document_id, None)
-                if last is not None and event.at <= last:
-                    seen[event.document_id] = last
-                    continue  # already part of the snapshot
-                yield event
+                if delivered.first_time(event.document_id, event.at, event.stage):
+                    yield event
 
     async def progress_stream(self, principal: Principal) -> AsyncGenerator[Progress, None]:
         """The counts now, then again whenever they or a workspace scan's progress change (at most every
@@ -164,3 +162,25 @@ class EnrichmentService:
                     last = current
                     sent_at = time.monotonic()
                     yield current
+
+
+class _Delivered:
+    """What one subscriber was last sent for each recent document, so nothing reaches it twice: a change already
+    in its snapshot, or a final stage announced again by a sweep after its worker died between commit and publish
+    (the announcement is at least once; this makes it once for the subscriber). Bounded: duplicates arrive within
+    a lease, long before RECENT other documents have changed."""
+
+    RECENT = 10_000
+
+    def __init__(self) -> None:
+        self.last: OrderedDict[str, tuple[datetime, EnrichmentStage]] = OrderedDict()
+
+    def first_time(self, document_id: str, at: datetime, stage: EnrichmentStage) -> bool:
+        last = self.last.get(document_id)
+        if last is not None and (at < last[0] or (at == last[0] and stage == last[1])):
+            return False
+        self.last[document_id] = (at, stage)
+        self.last.move_to_end(document_id)
+        if len(self.last) > self.RECENT:
+            self.last.popitem(last=False)
+        return True

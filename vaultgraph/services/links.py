@@ -233,6 +233,8 @@ class LinkService:
         """Nodes and resolved edges for the explorer, capped and saying so (ghosts never drawn)."""
         if not 1 <= limit <= GRAPH_NODE_CAP:
             raise InvalidInput("limit", f"between 1 and {GRAPH_NODE_CAP}")
+        if not 1 <= hops <= MAX_HOPS:  # refused, not clamped, even where the whole graph ignores it
+            raise InvalidInput("hops", f"between 1 and {MAX_HOPS}")
         if center is None:
             nodes, edges = await self.graph.read(cypher.global_graph, principal.tenant_id,
                                                  principal.visible_owner_keys(), limit + 1, GRAPH_EDGE_CAP)
@@ -241,8 +243,7 @@ class LinkService:
             ids = {n.id for n in nodes}
             edges = [e for e in edges if e.source_id in ids and e.target_id in ids]
             return GraphView(nodes, edges, truncated, [])
-        return await self.graph.read(self._graph_view_tx, principal, center, max(1, min(hops, MAX_HOPS)),
-                                     max(1, limit - 1))
+        return await self.graph.read(self._graph_view_tx, principal, center, hops, max(1, limit - 1))
 
     async def _graph_view_tx(
         self, tx: AsyncManagedTransaction, principal: Principal, center: str, hops: int, max_nodes: int

@@ -149,9 +149,11 @@ class Pipeline:
             return
         rows = [{"id": job.id, "error": job.result.reason if job.result else None, "attempt": job.attempt}
                 for job in jobs]
-        marks = await self.graph.write(cypher.end_with, tenant, self.config.worker_id, stage, rows)
+        marks = await self.graph.write(cypher.end_with, tenant, self.config.worker_id, stage, rows,
+                                       self.config.lease_seconds)
         await self._publish(tenant, {job.id: job for job in jobs}, marks, stage,
                             lambda job: job.result.reason if job.result else None)
+        await self._announced(tenant, marks)
 
     async def record_failures(self, tenant: str, jobs: list[Job]) -> None:
         """FAILED with the reason, after the last attempt (or at once when retrying cannot help)."""
@@ -162,11 +164,20 @@ class Pipeline:
             return
         rows = [{"id": job.id, "enrichedHash": job.content_hash, "detail": job.detail, "attempt": job.attempt}
                 for job in jobs]
-        marks = await self.graph.write(cypher.finish, tenant, self.config.worker_id, rows)
+        marks = await self.graph.write(cypher.finish, tenant, self.config.worker_id, rows, self.config.lease_seconds)
         done = {mark.document_id for mark in marks}
         for job in jobs:
             job.result = Result(Outcome.DONE) if job.id in done else Result(Outcome.LOST)
         await self._publish(tenant, {job.id: job for job in jobs}, marks, EnrichmentStage.DONE)
+        await self._announced(tenant, marks)
+
+    async def _announced(self, tenant: str, marks: list[cypher.StageMark]) -> None:
+        if not marks:
+            return
+        try:
+            await self.graph.write(cypher.announced, tenant, marks)
+        except Exception as exc:  # a sweep announces these stages again; subscribers drop the repeat
+            log.warning("enrichment announcement not recorded", tenant=tenant, reason=str(exc))
 
     async def _prepare(self, tenant: str, jobs: list[Job], taxonomy: Taxonomy) -> None:
         rows, unchanged = [], []
