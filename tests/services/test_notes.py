@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from neo4j import AsyncManagedTransaction
 
@@ -252,3 +254,23 @@ async def test_unbound_backlinks_get_a_fresh_fuzzy_look(
     await graph.write(mark)
     await links.hard_delete(principal, b)
     assert await graph.read(checked) == [None]
+
+
+async def test_concurrent_saves_that_link_and_unlink_one_ghost_all_succeed(
+    notes: NoteService, links: LinkService, principal: Principal
+) -> None:
+    # Saves that drop the last link to a ghost delete it, while others link to it: each deletion must see a link
+    # committed meanwhile (it locks the ghost before it looks), so no save fails and every link ends where it should.
+    writers = [(await notes.save(principal, NoteDraft(title=f"Writer {n}", body="nothing yet"))).note for n in range(8)]
+
+    async def flip(n: int, rounds: int) -> None:
+        for r in range(rounds):
+            linked = (n + r) % 2 == 0
+            body = "see [[Shared Missing Page]]" if linked else "no link now"
+            await notes.save(principal, NoteDraft(title=f"Writer {n}", id=writers[n].id, body=body))
+
+    await asyncio.gather(*(flip(n, 10) for n in range(8)))
+    for n, writer in enumerate(writers):
+        outgoing = await _outgoing(links, principal, writer.id)
+        linked_last = (n + 9) % 2 == 0
+        assert [link.ref for link in outgoing] == (["shared-missing-page"] if linked_last else [])

@@ -27,7 +27,9 @@ MATCH (t:Item {tenantId: $tenant, id: $targetId})
 CREATE (s)-[b:WIKILINK]->(t)
 SET b = properties(r), b.guessed = true, b.confidence = $confidence, b.fuzzyCheckedAt = datetime()
 DELETE r
-WITH DISTINCT g WHERE NOT EXISTS { (g)<--() }
+WITH DISTINCT g
+SET g.deleting = true REMOVE g.deleting
+WITH g WHERE NOT EXISTS { (g)<--() }
 DELETE g
 """
 

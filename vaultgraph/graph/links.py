@@ -39,11 +39,16 @@ WIKILINK_REFS = """
 MATCH (:Item {tenantId: $tenant, id: $id})-[r:WIKILINK {origin: 'wikilink'}]->() RETURN r.ref AS ref
 """
 
+# A ghost that lost its last edge is deleted, but only after taking its write lock (`SET g.deleting … REMOVE`) and
+# then looking again: a concurrent save that links to it holds that lock until it commits, so the look sees its edge
+# (otherwise the delete fails at commit with "still has relationships"); the other order is a deadlock, retried.
 REMOVE_WIKILINKS = """
 MATCH (:Item {tenantId: $tenant, id: $id})-[r:WIKILINK {origin: 'wikilink'}]->(t)
 WHERE NOT r.ref IN $keep
 DELETE r
-WITH DISTINCT t WHERE t:Ghost AND NOT EXISTS { (t)<--() }
+WITH DISTINCT t WHERE t:Ghost
+SET t.deleting = true REMOVE t.deleting
+WITH t WHERE NOT EXISTS { (t)<--() }
 DELETE t
 """
 
@@ -100,7 +105,9 @@ MATCH (g:Ghost {tenantId: $tenant})<-[r]-(s:Item {tenantId: $tenant})
 WHERE g.ref IN $refs AND (s.ownerKey = n.ownerKey OR n.ownerKey = 'shared')
 CALL (s, r, n) { CREATE (s)-[b:$(type(r))]->(n) SET b = properties(r) }
 DELETE r
-WITH DISTINCT g WHERE NOT EXISTS { (g)<--() }
+WITH DISTINCT g
+SET g.deleting = true REMOVE g.deleting
+WITH g WHERE NOT EXISTS { (g)<--() }
 DELETE g
 """
 
@@ -154,6 +161,8 @@ DETACH DELETE c
 WITH DISTINCT n, ghosts
 DETACH DELETE n
 WITH ghosts UNWIND ghosts AS g
+WITH g
+SET g.deleting = true REMOVE g.deleting
 WITH g WHERE NOT EXISTS { (g)<--() }
 DELETE g
 """
@@ -169,7 +178,9 @@ MATCH (:Item {tenantId: $tenant, id: $id})-[r {ref: $ref}]->() WHERE type(r) = $
 DELETE_LINK = """
 MATCH (:Item {tenantId: $tenant})-[r {id: $linkId}]->(t)
 DELETE r
-WITH t WHERE t:Ghost AND NOT EXISTS { (t)<--() }
+WITH t WHERE t:Ghost
+SET t.deleting = true REMOVE t.deleting
+WITH t WHERE NOT EXISTS { (t)<--() }
 DELETE t
 """
 
