@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import os
 import re
@@ -67,23 +68,31 @@ class Workspace:
             raise InvalidInput("path", "resolves outside the workspace")
         return target
 
+    # File work runs whole in a thread (open, read or write, close): a task cancelled meanwhile (a worker stopping,
+    # a request timing out) cannot leave a file open, as it can with aiofiles when the cancel lands after the open.
     async def write(self, target: Path, data: bytes) -> None:
         """Write through a temporary file and rename, so a reader never sees half a file."""
-        await aiofiles.os.makedirs(target.parent, exist_ok=True)
-        tmp = target.with_name(f".{target.name}.{uuid.uuid4().hex}.tmp")
-        try:
-            async with aiofiles.open(tmp, "wb") as handle:
-                await handle.write(data)
-            os.replace(tmp, target)
-        finally:
-            if await aiofiles.os.path.exists(tmp):
-                await aiofiles.os.remove(tmp)
+        await asyncio.to_thread(_write_whole, target, data)
 
     async def read(self, target: Path, limit: int) -> bytes:
-        async with aiofiles.open(target, "rb") as handle:
-            data: bytes = await handle.read(limit)
-            return data
+        return await asyncio.to_thread(_read_prefix, target, limit)
 
     async def remove(self, target: Path) -> None:
         if await aiofiles.os.path.exists(target):
             await aiofiles.os.remove(target)
+
+
+def _write_whole(target: Path, data: bytes) -> None:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(f".{target.name}.{uuid.uuid4().hex}.tmp")
+    try:
+        with tmp.open("wb") as handle:
+            handle.write(data)
+        os.replace(tmp, target)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def _read_prefix(target: Path, limit: int) -> bytes:
+    with target.open("rb") as handle:
+        return handle.read(limit)

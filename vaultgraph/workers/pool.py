@@ -271,6 +271,9 @@ class WorkerPool:
             claimed = await self.graph.write(cypher.claim, tenant, batch.document_ids, self.worker_id,
                                              self.config.lease_seconds)
             held.ids = {c.document.id for c in claimed}
+            # Claims lock in id order (no deadlocks between workers); the batch runs in the order it was queued.
+            queued_order = {document_id: n for n, document_id in enumerate(batch.document_ids)}
+            claimed = sorted(claimed, key=lambda c: queued_order.get(c.document.id, len(queued_order)))
             jobs = [Job(c, self._first_attempt(c)) for c in claimed]
             await self._attempts(tenant, jobs)
         except Exception as exc:  # the batch itself broke (Neo4j away mid-batch): record what can be recorded
