@@ -78,3 +78,16 @@ async def test_development_mode_accepts_keys_too(server: RunningServer, keys: Ap
     bad = await server.client.post("/graphql", json={"query": COUNT}, headers={"X-Vaultgraph-Tenant": "../x"})
     assert bad.status_code == 400
     assert bad.json()["errors"][0]["extensions"] == {"code": "INVALID_INPUT", "field": "X-Vaultgraph-Tenant"}
+
+
+async def test_a_subscription_over_http_is_refused_with_a_code_and_the_way_to_run_it(server: RunningServer) -> None:
+    for body in ({"query": "subscription { enrichmentProgress { total } }"},
+                 [{"query": "{ __typename }"}, {"query": "subscription S { enrichmentProgress { total } }",
+                                                "operationName": "S"}]):
+        response = await server.client.post("/graphql", json=body)
+        assert response.status_code == 400
+        [error] = response.json()["errors"]
+        assert error["extensions"]["code"] == "INVALID_INPUT" and "WebSocket" in error["message"]
+    # the word alone (a comment, a field argument) is not a subscription
+    plain = await server.client.post("/graphql", json={"query": "{ __typename } # subscription"})
+    assert plain.json() == {"data": {"__typename": "Query"}}

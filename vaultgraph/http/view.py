@@ -8,6 +8,7 @@ from typing import Any, Protocol, cast
 
 import structlog
 from cross_web import AsyncHTTPRequestAdapter, HTTPException
+from graphql import GraphQLError, OperationType, get_operation_ast, parse
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.websockets import WebSocket
@@ -87,6 +88,13 @@ class GuardedGraphQL(GraphQL[Any, None]):
         return await super().execute_operation(request, request_adapter, request_data, context, root_value,
                                                sub_response)
 
+    async def execute_single(self, request: Request, request_adapter: Any, sub_response: Any, context: Any,
+                             root_value: Any, request_data: GraphQLRequestData) -> Any:
+        if _is_subscription(request_data):  # strawberry would run it as a query and fail inside the resolver
+            raise HTTPException(400, "subscriptions run over WebSocket at /graphql (graphql-transport-ws), not HTTP")
+        return await super().execute_single(request, request_adapter, sub_response, context, root_value,
+                                            request_data)
+
     async def run(self, request: Request | WebSocket, context: Any = UNSET, root_value: Any = UNSET) -> Any:
         if isinstance(request, Request) and self.multipart_uploads_enabled:
             refusal = await csrf_refusal(request)  # before the body is parsed or anyone authenticated
@@ -110,3 +118,15 @@ class GuardedGraphQL(GraphQL[Any, None]):
             return refusal_response(400, "LIMIT_EXCEEDED", f"a batch may carry at most {limit} operations",
                                     limit=limit)
         return refusal_response(exc.status_code, code_for_status(exc.status_code), exc.reason)
+
+
+def _is_subscription(request_data: GraphQLRequestData) -> bool:
+    """Whether the operation this HTTP request runs is a subscription (parsed only when the word is there)."""
+    query = request_data.query
+    if not isinstance(query, str) or "subscription" not in query:
+        return False
+    try:
+        operation = get_operation_ast(parse(query), request_data.operation_name)
+    except GraphQLError:
+        return False  # strawberry answers the syntax error itself
+    return operation is not None and operation.operation is OperationType.SUBSCRIPTION
