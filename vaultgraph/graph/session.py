@@ -11,13 +11,15 @@ from typing import Any, TypeVar
 
 import neo4j
 from neo4j import AsyncDriver, AsyncGraphDatabase, AsyncManagedTransaction
-from neo4j.exceptions import AuthError, ServiceUnavailable, SessionExpired
+from neo4j.exceptions import AuthError, Neo4jError, ServiceUnavailable, SessionExpired
 
 from vaultgraph.errors import Unavailable
 
 T = TypeVar("T")
 
 MAX_RETRY_SECONDS = 2.0
+ENTITY_GONE = "Neo.ClientError.Statement.EntityNotFound"
+ENTITY_GONE_RETRIES = 3
 
 
 class Graph:
@@ -69,11 +71,19 @@ class Graph:
             raise Unavailable("Neo4j is not available right now; check /healthz and try again.")
         self.transactions += 1
         try:
-            async with self.driver.session(database=self.database, default_access_mode=mode,
-                                           bookmark_manager=self.bookmarks) as session:
-                if mode == neo4j.READ_ACCESS:
-                    return await session.execute_read(fn, *args, **kwargs)
-                return await session.execute_write(fn, *args, **kwargs)
+            for attempt in range(ENTITY_GONE_RETRIES + 1):
+                try:
+                    async with self.driver.session(database=self.database, default_access_mode=mode,
+                                                   bookmark_manager=self.bookmarks) as session:
+                        if mode == neo4j.READ_ACCESS:
+                            return await session.execute_read(fn, *args, **kwargs)
+                        return await session.execute_write(fn, *args, **kwargs)
+                except Neo4jError as exc:
+                    # A node matched by this transaction was deleted by another one before this one could lock
+                    # it (e.g. a ghost whose last link went away): a race the driver does not retry, we do.
+                    if exc.code != ENTITY_GONE or attempt == ENTITY_GONE_RETRIES:
+                        raise
+            raise AssertionError("unreachable")  # the loop returns or raises
         except (ServiceUnavailable, SessionExpired) as exc:
             self.unreachable.set()
             raise Unavailable("Neo4j is not reachable right now; check /healthz and try again.") from exc
