@@ -20,7 +20,6 @@ import csv
 import json
 import os
 import random
-import shutil
 import subprocess
 import sys
 import time
@@ -30,11 +29,9 @@ from typing import Any
 
 import httpx
 
-from bench.processes import DATA_DIR, REPO, BenchError, Proc, _stop, _wait_for_port, free_port
-from vaultgraph.config import Settings
+from bench.processes import DATA_DIR, REPO, BenchError, Proc, free_port, neo4j, vaultgraph_server
 from vaultgraph.graph.session import Graph
 from vaultgraph.logs import configure_logging
-from vaultgraph.neo4j_local import server as local_neo4j
 from vaultgraph.services.auth import ApiKeyService
 
 RUN_DIR = DATA_DIR / "load-mixed"
@@ -50,40 +47,18 @@ WORDS = ["solar", "inverter", "battery", "storage", "cabin", "panel", "charge", 
 @contextlib.contextmanager
 def own_neo4j(port: int) -> Iterator[str]:
     """A fresh Neo4j for this run only (its own data folder, so it never touches another bench's server)."""
-    settings = Settings(data_dir=RUN_DIR, neo4j_bolt_port=port, neo4j_heap_mb=768, neo4j_pagecache_mb=256)
-    server = local_neo4j.LocalNeo4j.from_settings(settings)
-    if server.pid() is not None:  # left over from an interrupted run of this script: ours
-        local_neo4j.stop(server)
-    if server.home.exists():
-        shutil.rmtree(server.home)
-    local_neo4j.start(server, settings.java_home, settings.neo4j_start_timeout)
-    try:
-        yield settings.local_bolt_uri
-    finally:
-        local_neo4j.stop(server)
+    with neo4j(port, heap_mb=768, pagecache_mb=256, keep_data=False, data_dir=RUN_DIR) as (uri, _):
+        yield uri
 
 
-@contextlib.contextmanager
-def keyed_server(neo4j_uri: str) -> Iterator[tuple[str, Proc]]:
+def keyed_server(neo4j_uri: str) -> contextlib.AbstractContextManager[tuple[str, Proc]]:
     """`python -m bench.server` on a free loopback port with API keys required and the default rate limit (50/s,
     burst 100) per key; its log in bench/.data/load-mixed/server.log (apart from the other benches' logs)."""
-    port = free_port()
-    log = RUN_DIR / "server.log"
-    env = {
-        **os.environ, "NEO4J_URI": neo4j_uri, "VAULTGRAPH_HOST": "127.0.0.1", "VAULTGRAPH_PORT": str(port),
-        "VAULTGRAPH_DATA_DIR": str(RUN_DIR / "server"), "VAULTGRAPH_LOG_LEVEL": "WARNING",
+    return vaultgraph_server(neo4j_uri, {
         "VAULTGRAPH_DEV_MODE": "false",  # every client authenticates with its own key
         "VAULTGRAPH_RATE_LIMIT_PER_SECOND": "50", "VAULTGRAPH_RATE_LIMIT_BURST": "100",  # the defaults, per key
         "VAULTGRAPH_ENRICHMENT_WORKERS": "false",  # notes are embedded on save; nothing here needs enrichment
-    }
-    with log.open("wb") as handle:
-        process = subprocess.Popen([sys.executable, "-m", "bench.server"], cwd=REPO, env=env, stdout=handle,
-                                   stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-    try:
-        _wait_for_port(port, process, log, timeout=600)
-        yield f"http://127.0.0.1:{port}", Proc("vaultgraph", process.pid)
-    finally:
-        _stop(process)
+    }, data_dir=RUN_DIR, log=RUN_DIR / "server.log", timeout=600)
 
 
 async def _post(client: httpx.AsyncClient, secret: str, query: str, variables: dict[str, Any]) -> dict[str, Any]:

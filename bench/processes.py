@@ -85,9 +85,10 @@ def _stop(process: subprocess.Popen[bytes], timeout: float = 20.0) -> None:
 
 
 @contextlib.contextmanager
-def neo4j(port: int, heap_mb: int, pagecache_mb: int, keep_data: bool) -> Iterator[tuple[str, Proc]]:
-    """The bench's own Neo4j under bench/.data/neo4j (wiped first unless keep_data), stopped afterwards."""
-    settings = Settings(data_dir=DATA_DIR, neo4j_bolt_port=port, neo4j_heap_mb=heap_mb,
+def neo4j(port: int, heap_mb: int, pagecache_mb: int, keep_data: bool,
+          data_dir: Path = DATA_DIR) -> Iterator[tuple[str, Proc]]:
+    """The bench's own Neo4j under `data_dir`/neo4j (wiped first unless keep_data), stopped afterwards."""
+    settings = Settings(data_dir=data_dir, neo4j_bolt_port=port, neo4j_heap_mb=heap_mb,
                         neo4j_pagecache_mb=pagecache_mb)
     server = local_neo4j.LocalNeo4j.from_settings(settings)
     if server.pid() is not None:  # left over from an interrupted run: ours, so stop it before touching its data
@@ -105,17 +106,19 @@ def neo4j(port: int, heap_mb: int, pagecache_mb: int, keep_data: bool) -> Iterat
 
 
 @contextlib.contextmanager
-def vaultgraph_server(neo4j_uri: str, extra_env: dict[str, str]) -> Iterator[tuple[str, Proc]]:
-    """`python -m bench.server` (uvicorn + create_app) on a free loopback port, in development mode."""
+def vaultgraph_server(neo4j_uri: str, extra_env: dict[str, str], data_dir: Path = DATA_DIR,
+                      log: Path = LOG_DIR / "vaultgraph-server.log",
+                      timeout: float = 120) -> Iterator[tuple[str, Proc]]:
+    """`python -m bench.server` (uvicorn + create_app) on a free loopback port, in development mode unless
+    `extra_env` says otherwise (it overrides every default below)."""
     port = free_port()
-    LOG_DIR.mkdir(parents=True, exist_ok=True)
-    log = LOG_DIR / "vaultgraph-server.log"
+    log.parent.mkdir(parents=True, exist_ok=True)
     env = {
         **os.environ,
         "NEO4J_URI": neo4j_uri,
         "VAULTGRAPH_HOST": "127.0.0.1",
         "VAULTGRAPH_PORT": str(port),
-        "VAULTGRAPH_DATA_DIR": str(DATA_DIR / "server"),
+        "VAULTGRAPH_DATA_DIR": str(data_dir / "server"),
         "VAULTGRAPH_DEV_MODE": "true",  # loopback only; the tenant comes from X-Vaultgraph-Tenant
         "VAULTGRAPH_RATE_LIMIT_PER_SECOND": "0",  # a benchmark is one client asking as fast as it can
         "VAULTGRAPH_ENRICHMENT_WORKERS": "false",  # nothing to enrich; fan-out events come from reenrich
@@ -126,7 +129,7 @@ def vaultgraph_server(neo4j_uri: str, extra_env: dict[str, str]) -> Iterator[tup
         process = subprocess.Popen([sys.executable, "-m", "bench.server"], cwd=REPO, env=env, stdout=handle,
                                    stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
     try:
-        _wait_for_port(port, process, log, timeout=120)
+        _wait_for_port(port, process, log, timeout)
         yield f"http://127.0.0.1:{port}", Proc("vaultgraph", process.pid)
     finally:
         _stop(process)
