@@ -16,6 +16,7 @@ from typing import Any
 from neo4j import AsyncManagedTransaction
 
 from vaultgraph.domain import Document, EnrichmentStage
+from vaultgraph.events import DocumentStageChanged
 from vaultgraph.graph.migrations import embedded_label, vector_index_name
 from vaultgraph.graph.records import document_from_node, to_datetime
 
@@ -388,25 +389,14 @@ async def announced(tx: AsyncManagedTransaction, tenant: str, marks: list[StageM
     await (await tx.run(ANNOUNCED, tenant=tenant, ids=[mark.document_id for mark in marks])).consume()
 
 
-@dataclass(frozen=True, slots=True)
-class Owed:
-    """A final stage whose worker died between committing it and publishing it."""
-
-    tenant_id: str
-    document_id: str
-    owner_key: str
-    stage: EnrichmentStage
-    attempt: int
-    error: str | None
-    detail: str | None
-    at: datetime
-
-
-async def overdue_announcements(tx: AsyncManagedTransaction, tenants: list[str] | None, limit: int) -> list[Owed]:
-    """Take (and clear) the announcements whose worker did not make them in time."""
+async def overdue_announcements(tx: AsyncManagedTransaction, tenants: list[str] | None,
+                                limit: int) -> list[DocumentStageChanged]:
+    """Take (and clear) the announcements a dead worker did not make in time: the events it owed."""
     result = await tx.run(OVERDUE_ANNOUNCEMENTS, tenants=tenants, limit=limit)
-    return [Owed(r["tenant"], r["id"], r["ownerKey"], EnrichmentStage(r["stage"]), int(r["attempt"]), r["error"],
-                 r["detail"], to_datetime(r["at"])) async for r in result]
+    return [DocumentStageChanged(
+        tenant_id=r["tenant"], document_id=r["id"], owner_key=r["ownerKey"], stage=EnrichmentStage(r["stage"]),
+        attempt=int(r["attempt"]), error=r["error"], at=to_datetime(r["at"]), detail=r["detail"],
+    ) async for r in result]
 
 
 async def release(tx: AsyncManagedTransaction, tenant: str, ids: list[str], worker: str) -> None:

@@ -21,7 +21,7 @@ import structlog
 
 from vaultgraph.config import Settings
 from vaultgraph.domain import EnrichmentStage
-from vaultgraph.events import DocumentQueued, DocumentStageChanged, Event, EventBus, Subscription
+from vaultgraph.events import DocumentQueued, Event, EventBus, Subscription
 from vaultgraph.graph import enrichment as cypher
 from vaultgraph.graph.session import Graph
 from vaultgraph.models import ModelClient
@@ -176,11 +176,8 @@ class WorkerPool:
         """Publish the final stages that a dead worker committed but never announced; returns how many."""
         tenants = sorted(self.config.tenants) if self.config.tenants is not None else None
         owed = await self.graph.write(cypher.overdue_announcements, tenants, SWEEP_LIMIT)
-        for item in owed:
-            await self.bus.publish(DocumentStageChanged(
-                tenant_id=item.tenant_id, document_id=item.document_id, owner_key=item.owner_key, stage=item.stage,
-                attempt=item.attempt, error=item.error, at=item.at, detail=item.detail,
-            ))
+        for event in owed:
+            await self.bus.publish(event)
         return len(owed)
 
     async def _sweeper(self) -> None:
