@@ -12,6 +12,8 @@ from typing import Any
 
 from neo4j import AsyncManagedTransaction
 
+from vaultgraph.graph.links import drop_if_orphan
+
 # Ghost edges of one item that no fuzzy pass has looked at yet, oldest first.
 UNTRIED_GHOST_EDGES = """
 MATCH (:Item {tenantId: $tenant, id: $id})-[r:WIKILINK {origin: 'wikilink'}]->(:Ghost {tenantId: $tenant})
@@ -28,10 +30,7 @@ CREATE (s)-[b:WIKILINK]->(t)
 SET b = properties(r), b.guessed = true, b.confidence = $confidence, b.fuzzyCheckedAt = datetime()
 DELETE r
 WITH DISTINCT g
-SET g.deleting = true REMOVE g.deleting
-WITH g WHERE NOT EXISTS { (g)<--() }
-DELETE g
-"""
+""" + drop_if_orphan("g")
 
 # The model said none of the candidates is the linked note: ask once per edge, not on every save.
 MARK_CHECKED = """

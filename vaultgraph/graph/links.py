@@ -39,18 +39,22 @@ WIKILINK_REFS = """
 MATCH (:Item {tenantId: $tenant, id: $id})-[r:WIKILINK {origin: 'wikilink'}]->() RETURN r.ref AS ref
 """
 
-# A ghost that lost its last edge is deleted, but only after taking its write lock (`SET g.deleting … REMOVE`) and
-# then looking again: a concurrent save that links to it holds that lock until it commits, so the look sees its edge
-# (otherwise the delete fails at commit with "still has relationships"); the other order is a deadlock, retried.
+def drop_if_orphan(ghost: str) -> str:
+    """Cypher that deletes the ghost bound to `ghost` if no edge points at it any more. It takes the ghost's write
+    lock first (`SET … REMOVE`) and only then looks: a concurrent save that links to it holds that lock until it
+    commits, so the look sees its edge (otherwise the delete fails at commit with "still has relationships"); the
+    other order, a save that matched the ghost before it went, is retried by `Graph`."""
+    return (f"SET {ghost}.deleting = true REMOVE {ghost}.deleting\n"
+            f"WITH {ghost} WHERE NOT EXISTS {{ ({ghost})<--() }}\n"
+            f"DELETE {ghost}\n")
+
+
 REMOVE_WIKILINKS = """
 MATCH (:Item {tenantId: $tenant, id: $id})-[r:WIKILINK {origin: 'wikilink'}]->(t)
 WHERE NOT r.ref IN $keep
 DELETE r
 WITH DISTINCT t WHERE t:Ghost
-SET t.deleting = true REMOVE t.deleting
-WITH t WHERE NOT EXISTS { (t)<--() }
-DELETE t
-"""
+""" + drop_if_orphan("t")
 
 UPDATE_WIKILINKS = """
 UNWIND $rows AS row
@@ -106,10 +110,7 @@ WHERE g.ref IN $refs AND (s.ownerKey = n.ownerKey OR n.ownerKey = 'shared')
 CALL (s, r, n) { CREATE (s)-[b:$(type(r))]->(n) SET b = properties(r) }
 DELETE r
 WITH DISTINCT g
-SET g.deleting = true REMOVE g.deleting
-WITH g WHERE NOT EXISTS { (g)<--() }
-DELETE g
-"""
+""" + drop_if_orphan("g")
 
 RECLAIM_GUESSES = """
 CYPHER 25
@@ -162,10 +163,7 @@ WITH DISTINCT n, ghosts
 DETACH DELETE n
 WITH ghosts UNWIND ghosts AS g
 WITH g
-SET g.deleting = true REMOVE g.deleting
-WITH g WHERE NOT EXISTS { (g)<--() }
-DELETE g
-"""
+""" + drop_if_orphan("g")
 
 LINK_BY_ID = """
 MATCH (s:Item {tenantId: $tenant})-[r {id: $linkId}]->(t)
@@ -179,10 +177,7 @@ DELETE_LINK = """
 MATCH (:Item {tenantId: $tenant})-[r {id: $linkId}]->(t)
 DELETE r
 WITH t WHERE t:Ghost
-SET t.deleting = true REMOVE t.deleting
-WITH t WHERE NOT EXISTS { (t)<--() }
-DELETE t
-"""
+""" + drop_if_orphan("t")
 
 # Pages of links for many items at once: one statement per batch, so N items cost one query, not N.
 _PAGE_TAIL = """
