@@ -11,32 +11,15 @@ refusal still carries its own errors. Each schema holds its own cache (its limit
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterator
 from typing import Any
 
 from graphql import DocumentNode
 from strawberry.extensions import SchemaExtension
 
+from vaultgraph.lru import Lru
+
 DEFAULT_MAXSIZE = 256  # distinct query texts kept; bounded so unique texts cannot grow memory without limit
-
-
-class _Lru:
-    def __init__(self, maxsize: int) -> None:
-        self.maxsize = maxsize
-        self.items: OrderedDict[Hashable, Any] = OrderedDict()
-
-    def get(self, key: Hashable) -> Any:
-        value = self.items.get(key)
-        if value is not None:
-            self.items.move_to_end(key)
-        return value
-
-    def put(self, key: Hashable, value: Any) -> None:
-        self.items[key] = value
-        self.items.move_to_end(key)
-        while len(self.items) > self.maxsize:
-            self.items.popitem(last=False)
 
 
 def _variables_key(variables: dict[str, Any] | None) -> tuple[tuple[str, Any], ...]:
@@ -46,7 +29,7 @@ def _variables_key(variables: dict[str, Any] | None) -> tuple[tuple[str, Any], .
 
 
 class DocumentCache(SchemaExtension):
-    def __init__(self, documents: _Lru, validated: _Lru) -> None:
+    def __init__(self, documents: Lru[str, DocumentNode], validated: Lru[Hashable, bool]) -> None:
         super().__init__()
         self.documents = documents
         self.validated = validated
@@ -55,7 +38,7 @@ class DocumentCache(SchemaExtension):
         context = self.execution_context
         query = context.query
         if query and context.graphql_document is None:
-            cached: DocumentNode | None = self.documents.get(query)
+            cached = self.documents.get(query)
             if cached is not None:
                 context.graphql_document = cached
         yield
@@ -75,5 +58,6 @@ class DocumentCache(SchemaExtension):
 
 def document_cache(maxsize: int = DEFAULT_MAXSIZE) -> Callable[[], SchemaExtension]:
     """A factory for one schema: every operation gets its own extension, all of them share these two caches."""
-    documents, validated = _Lru(maxsize), _Lru(maxsize)
+    documents: Lru[str, DocumentNode] = Lru(maxsize)
+    validated: Lru[Hashable, bool] = Lru(maxsize)
     return lambda: DocumentCache(documents, validated)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections import OrderedDict
 from collections.abc import AsyncGenerator
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -27,6 +26,7 @@ from vaultgraph.events import (
 )
 from vaultgraph.graph import enrichment as cypher
 from vaultgraph.graph.session import Graph
+from vaultgraph.lru import Lru
 
 MAX_REENRICH_IDS = 1000
 SNAPSHOT_LIMIT = 1000  # a late subscriber to a whole tenant gets at most this many current states first
@@ -173,14 +173,11 @@ class _Delivered:
     RECENT = 10_000
 
     def __init__(self) -> None:
-        self.last: OrderedDict[str, tuple[datetime, EnrichmentStage]] = OrderedDict()
+        self.last: Lru[str, tuple[datetime, EnrichmentStage]] = Lru(self.RECENT)
 
     def first_time(self, document_id: str, at: datetime, stage: EnrichmentStage) -> bool:
         last = self.last.get(document_id)
         if last is not None and (at < last[0] or (at == last[0] and stage == last[1])):
             return False
-        self.last[document_id] = (at, stage)
-        self.last.move_to_end(document_id)
-        if len(self.last) > self.RECENT:
-            self.last.popitem(last=False)
+        self.last.put(document_id, (at, stage))
         return True

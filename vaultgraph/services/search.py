@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import enum
-from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
@@ -26,6 +25,7 @@ from vaultgraph.graph import links as link_cypher
 from vaultgraph.graph import search as cypher
 from vaultgraph.graph.search import FULLTEXT_FIELDS, HitFilter, RawHit
 from vaultgraph.graph.session import Graph
+from vaultgraph.lru import Lru
 from vaultgraph.models.client import ModelClient
 from vaultgraph.services.fusion import ChannelHit, ChannelScore, FusionMethod, fuse, roll_up
 from vaultgraph.services.indexing import strip_frontmatter
@@ -129,20 +129,15 @@ class QueryEmbeddings:
 
     def __init__(self, models: ModelClient, size: int) -> None:
         self.models = models
-        self.size = size
-        self._cache: OrderedDict[tuple[str, str], list[float]] = OrderedDict()
+        self._cache: Lru[tuple[str, str], list[float]] = Lru(size)
 
     async def embed(self, text: str) -> list[float]:
         key = (self.models.embedding_model_name, text)
         cached = self._cache.get(key)
         if cached is not None:
-            self._cache.move_to_end(key)
             return cached
         [vector] = await self.models.embed([text])
-        if self.size > 0:
-            self._cache[key] = vector
-            while len(self._cache) > self.size:
-                self._cache.popitem(last=False)
+        self._cache.put(key, vector)
         return vector
 
 
