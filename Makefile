@@ -11,6 +11,7 @@ run: setup web
 
 test: setup web chromium redis
 	$(BIN)/ruff check vaultgraph tests
+	cd web && npm run --silent typecheck:e2e
 	$(BIN)/pytest
 
 setup: $(STAMP)
@@ -52,7 +53,8 @@ web/dist/index.html: web/node_modules/.package-lock.json $(WEB_SOURCES)
 	cd web && npm run build
 	touch $@
 
-# The browser tests (tests/web/) drive Debian's Chromium through Playwright; CI runs as root.
+# The browser tests (web/e2e/, run by tests/web/) drive Debian's Chromium through the npm playwright-core, a
+# devDependency that `npm ci` installs with the rest (it downloads no browser); CI runs as root.
 chromium:
 	test -x /usr/bin/chromium || (apt-get update && apt-get install -y chromium)
 

@@ -13,7 +13,8 @@ import type { EdgeDisplayData, NodeDisplayData } from "sigma/types";
 import type { Api } from "./api";
 import { byId, fill, h } from "./dom";
 import {
-  type EdgeAttrs, FADED_EDGE, FADED_NODE, type NodeAttrs, PATH_COLOR, PRIMITIVES, type Renderer, SOLID, AGENT_DASH, label, renderLegend,
+  type EdgeAttrs, FADED_EDGE, FADED_NODE, LARGE_PRIMITIVES, type NodeAttrs, PATH_COLOR, PRIMITIVES, type Primitives,
+  type Renderer, SOLID, AGENT_DASH, label, renderLegend,
 } from "./graph-style";
 import { edgeStyle, typeColor } from "./palette";
 import { GRAPH_VIEW } from "./queries";
@@ -33,6 +34,13 @@ export const GRAPH_LIMIT = 2000; // the server's cap on one graph view
 export class GraphPane {
   readonly graph = new Graph<NodeAttrs, EdgeAttrs>({ multi: true, type: "directed", allowSelfLoops: true });
   sigma: Renderer | null = null;
+  /**
+   * Above this many nodes the pane draws for speed: links as plain lines (LARGE_PRIMITIVES: no arrow heads, no
+   * dashes), and edges and labels hidden while the camera moves (sigma's hideEdgesOnMove/hideLabelsOnMove). Below
+   * it, every link shows its type's style. bench/explorer_frames.mjs moves it to compare both drawings.
+   */
+  largeGraphNodes = 1500;
+  private large = false;
   private layout: FA2Layout<NodeAttrs, EdgeAttrs> | null = null;
   private layoutTimer = 0;
   private focus: Set<string> | null = null;
@@ -54,9 +62,22 @@ export class GraphPane {
 
   /** Create the renderer. Fails with a readable message when the browser has no WebGL2. */
   mount(): void {
+    this.create(this.graph.order > this.largeGraphNodes);
+  }
+
+  /**
+   * (Re)create the renderer for a small or a large graph: sigma compiles its edge program from the primitives it is
+   * created with, so switching to plain lines means a new renderer (the camera is kept).
+   */
+  private create(large: boolean): void {
+    const camera = this.sigma?.getCamera().getState();
+    this.sigma?.kill();
+    this.sigma = null;
+    this.container.classList.remove("hovering");
+    this.large = large;
     try {
-      this.sigma = new Sigma<NodeAttrs, EdgeAttrs, Attributes, {}, {}, {}, typeof PRIMITIVES>(this.graph, this.container, {
-        primitives: PRIMITIVES,
+      this.sigma = new Sigma<NodeAttrs, EdgeAttrs, Attributes, {}, {}, {}, Primitives>(this.graph, this.container, {
+        primitives: large ? LARGE_PRIMITIVES : PRIMITIVES,
         styles: {
           nodes: [DEFAULT_STYLES.nodes, { labelColor: "#2b2f3a", labelSize: 12 }],
           edges: [DEFAULT_STYLES.edges, {
@@ -71,7 +92,10 @@ export class GraphPane {
           renderEdgeLabels: false,
           labelDensity: 0.6,
           labelRenderedSizeThreshold: 3,
-          hideEdgesOnMove: false,
+          // Edges are most of what a frame rasterizes: hidden while a large graph moves, a drag of 5,000 nodes
+          // redrew every 2.4 s instead of every 9.1 s in software WebGL (bench/README.md).
+          hideEdgesOnMove: large,
+          hideLabelsOnMove: large,
           zoomDuration: 200,
           minCameraRatio: 0.05,
           maxCameraRatio: 8,
@@ -96,6 +120,13 @@ export class GraphPane {
     });
     s.on("enterNode", () => this.container.classList.add("hovering"));
     s.on("leaveNode", () => this.container.classList.remove("hovering"));
+    if (camera) s.getCamera().setState(camera);
+  }
+
+  /** The drawing this many nodes need: a new renderer when the graph crosses largeGraphNodes either way. */
+  private drawFor(order: number): void {
+    const large = order > this.largeGraphNodes;
+    if (this.sigma && large !== this.large) this.create(large);
   }
 
   /** The pane became visible again (after the editor): take the container's size and redraw. */
@@ -171,9 +202,12 @@ export class GraphPane {
 
   /**
    * Add items and resolved edges; new nodes start around `near` (or at random) so the layout settles fast.
-   * `remember: false` draws them without adding them to the list (bench/explorer_frames.py draws synthetic graphs).
+   * `remember: false` draws them without adding them to the list (bench/explorer_frames.mjs draws synthetic graphs).
    */
   merge(items: Item[], edges: GraphViewData["graph"]["edges"], near?: string, remember = true): void {
+    // Switch the drawing before adding: a renderer made afterwards processes the whole graph once, not twice.
+    const fresh = new Set(items.map((i) => i.id).filter((id) => !this.graph.hasNode(id)));
+    this.drawFor(this.graph.order + fresh.size);
     const origin = near && this.graph.hasNode(near) ? this.graph.getNodeAttributes(near) : null;
     for (const item of items) {
       if (remember) this.store.upsert([item], true);
@@ -244,11 +278,7 @@ export class GraphPane {
       const degree = this.graph.degree(node);
       return { ...attrs, degree, size: 6 + Math.min(14, Math.sqrt(degree) * 2.5) };
     });
-    // A big graph pans and zooms smoothly only without its edges and labels while the camera moves.
-    const big = this.graph.order > 1500;
-    if (this.sigma && this.sigma.getSetting("hideEdgesOnMove") !== big) {
-      this.sigma.setSettings({ hideEdgesOnMove: big, hideLabelsOnMove: big });
-    }
+    this.drawFor(this.graph.order);
     this.updateStatus();
     this.renderLegend();
     this.empty.hidden = this.graph.order > 0;
@@ -402,6 +432,6 @@ export class GraphPane {
   }
 
   private renderLegend(): void {
-    renderLegend(this.legend, this.graph);
+    renderLegend(this.legend, this.graph, this.large ? this.largeGraphNodes : null);
   }
 }
