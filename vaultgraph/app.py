@@ -26,6 +26,7 @@ from vaultgraph.graph.session import Graph
 from vaultgraph.health import Neo4jMonitor
 from vaultgraph.http.auth import Authenticator, check_bind
 from vaultgraph.http.body_limit import BodySizeLimit
+from vaultgraph.http.disconnects import RequestIds
 from vaultgraph.http.rate_limit import RateLimiter
 from vaultgraph.http.view import GuardedGraphQL
 from vaultgraph.interop.vault import VaultService
@@ -58,7 +59,7 @@ def neo4j_uri(settings: Settings) -> str:
 
 def upload_limits(settings: Settings) -> UploadLimits:
     return UploadLimits(max_files=settings.upload_max_files, max_file_bytes=settings.upload_max_file_bytes,
-                        max_body_bytes=settings.upload_max_body_bytes)
+                        max_body_bytes=settings.upload_max_body_bytes, max_concurrent=settings.upload_max_concurrent)
 
 
 def build_services(settings: Settings, graph: Graph, models: ModelClient, bus: EventBus | None = None) -> Services:
@@ -183,11 +184,13 @@ def create_app(settings: Settings) -> Starlette:
             Mount("/", app=Explorer()),  # the web explorer (web/dist), after the API routes
         ],
         lifespan=lifespan,
-        middleware=[Middleware(BodySizeLimit, max_bytes=settings.max_body_bytes,
+        middleware=[Middleware(RequestIds),  # outermost: ids, and a client gone is no server error
+                    Middleware(BodySizeLimit, max_bytes=settings.max_body_bytes,
                                upload_max_bytes=settings.upload_max_body_bytes)],
     )
     app.state.settings = settings
     app.state.keys = keys
+    app.state.graphql = graphql
     app.state.graph = graph
     app.state.services = services
     app.state.monitor = monitor

@@ -42,8 +42,11 @@ class Settings(BaseSettings):
         50 * 1024 * 1024, ge=1, le=50 * 1024 * 1024, description="Largest file an upload may carry (50 MiB at most)."
     )
     upload_max_body_bytes: int = Field(
-        50 * 50 * 1024 * 1024 + 1024 * 1024, ge=1024,
+        200 * 1024 * 1024, ge=1024,
         description="Largest multipart upload request (every file and the operation); larger answers 413.",
+    )
+    upload_max_concurrent: int = Field(
+        4, ge=0, description="Upload requests one tenant may have in flight at once (0: no limit); more answer 429."
     )
     rate_limit_per_second: float = Field(50.0, ge=0, description="Requests a second per API key (0: unlimited).")
     rate_limit_burst: int = Field(100, ge=1, description="Requests a key may make at once before the rate applies.")

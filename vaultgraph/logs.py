@@ -8,11 +8,22 @@ import sys
 import structlog
 
 
-def configure_logging(level: str = "INFO", fmt: str = "console") -> None:
-    """Route stdlib and structlog records through one renderer on stderr."""
+def formatter(fmt: str, pre_chain: list[structlog.types.Processor] | None = None) -> logging.Formatter:
+    """The one formatter of every record, structlog's and the stdlib's (uvicorn, the driver). JSON lines get the
+    traceback as text in `exception` (JSONRenderer alone would write the exc_info tuple's repr, no traceback);
+    the console renderer prints it itself."""
     renderer: structlog.types.Processor = (
         structlog.processors.JSONRenderer() if fmt == "json" else structlog.dev.ConsoleRenderer(colors=False)
     )
+    tracebacks: list[structlog.types.Processor] = [structlog.processors.format_exc_info] if fmt == "json" else []
+    return structlog.stdlib.ProcessorFormatter(
+        foreign_pre_chain=pre_chain,
+        processors=[structlog.stdlib.ProcessorFormatter.remove_processors_meta, *tracebacks, renderer],
+    )
+
+
+def configure_logging(level: str = "INFO", fmt: str = "console") -> None:
+    """Route stdlib and structlog records through one renderer on stderr."""
     shared: list[structlog.types.Processor] = [
         structlog.contextvars.merge_contextvars,
         structlog.stdlib.add_log_level,
@@ -26,12 +37,7 @@ def configure_logging(level: str = "INFO", fmt: str = "console") -> None:
         cache_logger_on_first_use=True,
     )
     handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(
-        structlog.stdlib.ProcessorFormatter(
-            foreign_pre_chain=shared,
-            processors=[structlog.stdlib.ProcessorFormatter.remove_processors_meta, renderer],
-        )
-    )
+    handler.setFormatter(formatter(fmt, shared))
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level.upper())

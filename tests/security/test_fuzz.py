@@ -123,11 +123,12 @@ SIZED: list[tuple[str, Callable[[int], bool] | None]] = [
     ('{{ traverse(from: ["doc_x"], hops: {n}, maxNodes: {n}) {{ count }} }}', _between(1, 5)),
     ("{{ ghosts(first: {n}) {{ ref }} }}", _between(1, 50)),
     ('{{ canvas(center: "note_x", hops: {n}) }}', lambda n: False),  # no such center: an error whatever the size
-    # The server's own judgement (no refusal promised): contextPack's budget, a nested page whose size is read only
-    # when its edges are (documents may be empty), graph's `hops` that is clamped without a center.
-    ('{{ contextPack(query: "x", budgetTokens: {n}, maxItems: {n}) {{ text }} }}', None),
-    ("{{ documents(first: 100) {{ edges {{ node {{ backlinks(first: {n}) {{ totalCount }} }} }} }} }}", None),
-    ("{{ graph(hops: {n}, limit: 10) {{ nodes {{ id }} }} }}", None),
+    # Sizes are checked at any depth and whether or not the field runs (schema/sizes.py): a nested page that
+    # only counts, or under an empty page, is refused like a top-level one; so is graph's `hops` without a center.
+    ('{{ contextPack(query: "x", budgetTokens: {n}, maxItems: {n}) {{ text }} }}', _between(16, 20)),
+    ("{{ documents(first: 100) {{ edges {{ node {{ backlinks(first: {n}) {{ totalCount }} }} }} }} }}",
+     _between(1, 100)),
+    ("{{ graph(hops: {n}, limit: 10) {{ nodes {{ id }} }} }}", _between(1, 5)),
 ]
 
 
@@ -325,8 +326,10 @@ def _errors(body: Any) -> list[dict[str, Any]]:
 @pytest.fixture(scope="module")
 async def fuzzed(settings: Settings) -> AsyncIterator[RunningServer]:
     """Development mode (the tenant from a header), a small body cap so oversized bodies are cheap to send, no rate
-    limit (a 429 would hide what the request would have done), no enrichment workers (nothing to enrich)."""
-    update = {"port": 0, "max_body_bytes": BODY_CAP, "rate_limit_per_second": 0.0, "enrichment_workers": False}
+    limit nor upload concurrency limit (a 429 would hide what the request would have done), no enrichment workers
+    (nothing to enrich)."""
+    update = {"port": 0, "max_body_bytes": BODY_CAP, "rate_limit_per_second": 0.0, "upload_max_concurrent": 0,
+              "enrichment_workers": False}
     async with run_server(settings.model_copy(update=update)) as running:
         yield running
 

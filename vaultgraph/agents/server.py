@@ -23,6 +23,7 @@ from vaultgraph.domain import Direction, Note, Principal
 from vaultgraph.domain import Scope as ItemScope
 from vaultgraph.errors import AppError
 from vaultgraph.http.auth import Authenticator
+from vaultgraph.http.disconnects import read_body_first
 from vaultgraph.http.refusals import Refusal
 from vaultgraph.schema.context import Services
 from vaultgraph.services.links import LinkDraft
@@ -200,6 +201,8 @@ class McpEndpoint:
             await refusal.response()(scope, receive, send)
             return
         scope[PRINCIPAL_KEY] = principal
+        if scope.get("method") == "POST":  # a client gone mid-body is a quiet disconnect, not the SDK's 500
+            receive = await read_body_first(receive)
         await self.manager.handle_request(scope, receive, send)
 
 

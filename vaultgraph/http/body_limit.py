@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import anyio
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from vaultgraph.http.refusals import Refusal, refusal_response
 
 DRAIN_BYTES = 1024 * 1024
+DRAIN_SECONDS = 2.0  # after a declared-length refusal: how long to wait for what an eager client already sent
 
 
 class BodyTooLarge(Refusal):
@@ -21,8 +23,9 @@ class BodySizeLimit:
     """Checks `Content-Length` first (no bytes read), then counts a chunked body while buffering it.
 
     Buffering is fine at this size (a GraphQL document and its variables). Multipart uploads to `upload_paths`
-    have their own, larger cap, counted as the body streams and never buffered here (the multipart parser spools
-    files to disk)."""
+    have their own, larger cap (`VAULTGRAPH_UPLOAD_MAX_BODY_BYTES`): a declared length above it is refused at once,
+    a chunked body is counted as it streams, cut off at the cap and never buffered here (the multipart parser
+    spools files to disk)."""
 
     def __init__(self, app: ASGIApp, max_bytes: int, upload_max_bytes: int = 0,
                  upload_paths: frozenset[str] = frozenset({"/graphql"})) -> None:
@@ -44,7 +47,7 @@ class BodySizeLimit:
                 await self._refuse(scope, receive, send, 400, "INVALID_INPUT", "Content-Length is not a number")
                 return
             if int(length) > self.max_bytes:
-                await self._too_large(scope, receive, send)
+                await self._declared_too_large(receive, send, self.max_bytes)
                 return
             await self.app(scope, receive, send)  # the server stops at Content-Length; nothing more can arrive
             return
@@ -75,8 +78,7 @@ class BodySizeLimit:
             await self._refuse(scope, receive, send, 400, "INVALID_INPUT", "Content-Length is not a number")
             return
         if length is not None and int(length) > limit:
-            await self._drain(receive, {"type": "http.request", "more_body": True})  # a little, then answer
-            await self._too_large(scope, receive, send, limit)
+            await self._declared_too_large(receive, send, limit)  # before anyone is authenticated
             return
         size = 0
         started = False
@@ -112,6 +114,20 @@ class BodySizeLimit:
             if message["type"] != "http.request":
                 return
             drained += len(message.get("body", b""))
+
+    async def _declared_too_large(self, receive: Receive, send: Send, limit: int) -> None:
+        """413 on the `Content-Length` header alone: the answer is written before any byte of the body is read (a
+        client waiting on `Expect: 100-continue` is never asked for it: uvicorn sends no `100 Continue` once a
+        response has started). Only then is a bounded amount of what an eager client already sent read and dropped
+        (at most 1 MiB, for at most 2 s), so it gets to read the answer instead of a connection reset; then the
+        response ends and the connection closes."""
+        response = refusal_response(413, "LIMIT_EXCEEDED", f"the request body is larger than {limit} bytes",
+                                    {"Connection": "close"}, limit=limit)
+        await send({"type": "http.response.start", "status": 413, "headers": response.raw_headers})
+        await send({"type": "http.response.body", "body": response.body, "more_body": True})
+        with anyio.move_on_after(DRAIN_SECONDS):
+            await self._drain(receive, {"type": "http.request", "more_body": True})
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
 
     async def _too_large(self, scope: Scope, receive: Receive, send: Send, limit: int | None = None) -> None:
         limit = limit or self.max_bytes

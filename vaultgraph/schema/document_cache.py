@@ -4,8 +4,9 @@ A client sends the same few operations again and again; parsing and validating t
 the API limits' depth, alias and cost rules) was a tenth of a request's time. strawberry's own `ParserCache` and
 `ValidationCache` do not fit: the limits build fresh rule classes per operation (the cost rule reads the
 operation's variables), so a cache keyed on the rules never hits. This one keys a validation on what the rules
-read: the query text and the variables' integer values (the sizes the cost rule multiplies; any other value
-counts by its type alone). Only successes are kept: a refused document is validated again each time, so every
+read: the query text and the variables' integer values (the sizes the cost rule multiplies and the size rule
+bounds, schema/sizes.py, an integral float as the integer it coerces to; any other value counts by its type
+alone). Only successes are kept: a refused document is validated again each time, so every
 refusal still carries its own errors. Each schema holds its own cache (its limits come from its Settings).
 """
 
@@ -18,14 +19,18 @@ from graphql import DocumentNode
 from strawberry.extensions import SchemaExtension
 
 from vaultgraph.lru import Lru
+from vaultgraph.schema.sizes import as_integer
 
 DEFAULT_MAXSIZE = 256  # distinct query texts kept; bounded so unique texts cannot grow memory without limit
 
 
 def _variables_key(variables: dict[str, Any] | None) -> tuple[tuple[str, Any], ...]:
-    return tuple(sorted(
-        (name, value if type(value) is int else type(value).__name__) for name, value in (variables or {}).items()
-    ))
+    """Each variable's integer value (an integral float is the integer it coerces to), else its type's name."""
+    def key(value: Any) -> Any:
+        integer = as_integer(value)
+        return type(value).__name__ if integer is None else integer
+
+    return tuple(sorted((name, key(value)) for name, value in (variables or {}).items()))
 
 
 class DocumentCache(SchemaExtension):

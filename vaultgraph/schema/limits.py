@@ -1,7 +1,8 @@
 """API limits as schema extensions: strawberry's own where it has one, a cost rule where it has none.
 
 Every refusal happens before execution (parse or validation), so a refused operation changes nothing, and it
-answers `extensions.code: LIMIT_EXCEEDED` (introspection off: `FORBIDDEN`)."""
+answers `extensions.code: LIMIT_EXCEEDED` (introspection off: `FORBIDDEN`; a size argument out of its bound:
+`INVALID_INPUT` naming it, as its service would, schema/sizes.py)."""
 
 from __future__ import annotations
 
@@ -40,6 +41,7 @@ from strawberry.extensions import (
 )
 
 from vaultgraph.config import Settings
+from vaultgraph.schema.sizes import Sizes, as_integer, size_rule
 from vaultgraph.services.pagination import DEFAULT_PAGE_SIZE
 
 LIMIT_EXCEEDED = "LIMIT_EXCEEDED"
@@ -59,6 +61,7 @@ class Limits:
     max_tokens: int = 2000
     max_cost: int = 10_000
     default_page_size: int = 20
+    page_size_max: int = 100
     introspection: bool = True
     suggestions: bool = False
 
@@ -67,7 +70,8 @@ class Limits:
         return cls(
             max_depth=settings.max_query_depth, max_aliases=settings.max_aliases, max_tokens=settings.max_tokens,
             max_cost=settings.max_query_cost, default_page_size=min(DEFAULT_PAGE_SIZE, settings.page_size_max),
-            introspection=settings.introspection, suggestions=settings.graphql_suggestions,
+            page_size_max=settings.page_size_max, introspection=settings.introspection,
+            suggestions=settings.graphql_suggestions,
         )
 
 
@@ -170,9 +174,11 @@ def _fields_of(type_: GraphQLNamedType | None) -> Mapping[str, GraphQLField]:
     return {}
 
 
-def cost_rule(max_cost: int, default_page_size: int, variables: Mapping[str, Any] | None) -> type[ValidationRule]:
+def cost_rule(max_cost: int, default_page_size: int, variables: Mapping[str, Any] | None,
+              sizes: Sizes | None = None) -> type[ValidationRule]:
     """Estimated nodes, as GitHub counts them: each list field sized by `first`, `limit` or `maxNodes` adds the
-    product of the sizes on its path (`documents(first: 100) { … backlinks(first: 50) }` = 100 + 100 × 50)."""
+    product of the sizes on its path (`documents(first: 100) { … backlinks(first: 50) }` = 100 + 100 × 50).
+    A size above its bound counts as the bound: the size rule refuses it with its own error, one error, not two."""
     given = dict(variables or {})
 
     class CostRule(ValidationRule):
@@ -195,7 +201,7 @@ def cost_rule(max_cost: int, default_page_size: int, variables: Mapping[str, Any
                         value = int(node_value.value)
                     elif isinstance(node_value, VariableNode):
                         variable = node_value.name.value
-                        value = given.get(variable)
+                        value = as_integer(given.get(variable))
                         default = defaults.get(variable)
                         if value is None and isinstance(default, IntValueNode):
                             value = int(default.value)
@@ -203,6 +209,9 @@ def cost_rule(max_cost: int, default_page_size: int, variables: Mapping[str, Any
                         value = definition.args[name].default_value
                     if not isinstance(value, int) or isinstance(value, bool):
                         value = default_page_size
+                    bound = sizes.bound(field.name.value, name) if sizes is not None else None
+                    if bound is not None:
+                        value = min(value, bound.high)
                     return max(1, int(value))
                 return None
 
@@ -250,16 +259,19 @@ def cost_rule(max_cost: int, default_page_size: int, variables: Mapping[str, Any
 
 
 class CostLimit(AddValidationRules):
-    """The cost rule, built per operation because it reads the operation's variables."""
+    """The cost rule and the size bounds, built per operation because they read the operation's variables."""
 
-    def __init__(self, max_cost: int, default_page_size: int) -> None:
+    def __init__(self, max_cost: int, default_page_size: int, sizes: Sizes | None = None) -> None:
         super().__init__([])
         self.max_cost = max_cost
         self.default_page_size = default_page_size
+        self.sizes = sizes
 
     def on_operation(self) -> Iterator[None]:
         variables = self.execution_context.variables
-        self.validation_rules = [cost_rule(self.max_cost, self.default_page_size, variables)]
+        self.validation_rules = [cost_rule(self.max_cost, self.default_page_size, variables, self.sizes)]
+        if self.sizes is not None:
+            self.validation_rules.append(size_rule(self.sizes, variables))
         yield from super().on_operation()
 
 
@@ -280,12 +292,13 @@ def limit_extensions(limits: Limits) -> list[ExtensionFactory]:
     """Factories, not instances: strawberry builds each extension afresh per operation (instances are shared
     state across concurrent requests, and deprecated since 0.340)."""
     budget = limits.max_cost
+    sizes = Sizes.for_page_size(limits.page_size_max)
     factories: list[ExtensionFactory] = [
         lambda: AddValidationRules([NonEmptySelections]),
         lambda: TokenLimit(max_token_count=limits.max_tokens),
         lambda: _with_code(QueryDepthLimiter(max_depth=limits.max_depth), LIMIT_EXCEEDED, budget),
         lambda: _with_code(MaxAliasesLimiter(max_alias_count=limits.max_aliases), LIMIT_EXCEEDED, budget),
-        lambda: CostLimit(limits.max_cost, limits.default_page_size),
+        lambda: CostLimit(limits.max_cost, limits.default_page_size, sizes),
     ]
     if not limits.introspection:
         factories.append(lambda: AddValidationRules([coded(NoSchemaIntrospectionCustomRule, "FORBIDDEN")]))

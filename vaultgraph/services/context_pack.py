@@ -20,6 +20,7 @@ from vaultgraph.text.tokens import TokenCounter, sentences
 
 DEFAULT_THRESHOLD = 0.3
 DEFAULT_MAX_ITEMS = 5
+MAX_ITEMS = DEFAULT_MAX_ITEMS * 4
 MIN_BUDGET = 16
 MAX_BUDGET = 32000
 MAX_NEIGHBOURS = 25
@@ -102,8 +103,8 @@ class ContextPackService:
     ) -> ContextPack:
         if not MIN_BUDGET <= budget_tokens <= MAX_BUDGET:
             raise InvalidInput("budgetTokens", f"between {MIN_BUDGET} and {MAX_BUDGET}")
-        if not 1 <= max_items <= DEFAULT_MAX_ITEMS * 4:
-            raise InvalidInput("maxItems", f"between 1 and {DEFAULT_MAX_ITEMS * 4}")
+        if not 1 <= max_items <= MAX_ITEMS:
+            raise InvalidInput("maxItems", f"between 1 and {MAX_ITEMS}")
         result = await self.search.search(principal, SearchRequest(
             query=query, mode=SearchMode.HYBRID, scope=scope, types=types, limit=max_items, min_score=threshold))
         hits = result.hits[:max_items]

@@ -37,6 +37,7 @@ class UploadLimits:
     max_files: int
     max_file_bytes: int
     max_body_bytes: int
+    max_concurrent: int = 0  # upload requests in flight per tenant (the HTTP view enforces it); 0: no limit
 
 
 class UploadSource(Protocol):
