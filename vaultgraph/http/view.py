@@ -21,12 +21,16 @@ from strawberry.types.unset import UNSET, UnsetType
 
 from vaultgraph.domain import Principal
 from vaultgraph.http.auth import NOBODY, Authenticator
-from vaultgraph.http.multipart import FORM_STATE, csrf_refusal, upload_adapter
+from vaultgraph.http.multipart import FORM_STATE, csrf_refusal, is_multipart, upload_adapter
 from vaultgraph.http.refusals import Refusal, code_for_status, refusal_response
 from vaultgraph.http.request_body import SHAPE, check_batch, decode_json
+from vaultgraph.http.upload_slots import UploadSlots
+from vaultgraph.http.ws import PayloadTexts, TransportWSHandler
 from vaultgraph.services.uploads import UploadLimits
 
 log = structlog.get_logger(__name__)
+
+UPLOAD_SLOT_STATE = "upload_slot"  # request.state key: the tenant whose upload slot this request holds
 
 
 class PrincipalContext(Protocol):
@@ -41,6 +45,8 @@ class PrincipalContext(Protocol):
 class GuardedGraphQL(GraphQL[Any, None]):
     """Subclasses build their Context in `get_context` with `await self.principal(request)`."""
 
+    graphql_transport_ws_handler_class = TransportWSHandler  # each shared result encoded once (http/ws.py)
+
     def __init__(self, schema: BaseSchema, authenticator: Authenticator, ws_init_timeout: float = 10.0,
                  upload_limits: UploadLimits | None = None, **kwargs: Any) -> None:
         # Only graphql-transport-ws: legacy graphql-ws has no connection_init deadline and no close codes.
@@ -49,8 +55,11 @@ class GuardedGraphQL(GraphQL[Any, None]):
                          connection_init_wait_timeout=timedelta(seconds=ws_init_timeout),
                          multipart_uploads_enabled=upload_limits is not None, **kwargs)
         self.authenticator = authenticator
+        self.payload_texts = PayloadTexts()
+        self.upload_slots: UploadSlots | None = None
         if upload_limits is not None:  # multipart read within the upload limits (http/multipart.py)
             self.request_adapter_class = upload_adapter(upload_limits)
+            self.upload_slots = UploadSlots(upload_limits.max_concurrent)
 
     async def principal(self, request: Request | WebSocket) -> Principal:
         """Who sends this HTTP request (raises Refusal); a WebSocket is nobody until its connection_init."""
@@ -58,7 +67,11 @@ class GuardedGraphQL(GraphQL[Any, None]):
             return NOBODY
         if self.graphql_ide and self.should_render_graphql_ide(self.request_adapter_class(request)):
             return NOBODY  # the IDE page is static; the queries it sends carry their own key
-        return await self.authenticator.http(request)
+        principal = await self.authenticator.http(request)
+        if self.upload_slots is not None and request.method == "POST" and is_multipart(request.headers):
+            self.upload_slots.take(principal.tenant_id)  # before the body is read; released by run()
+            setattr(request.state, UPLOAD_SLOT_STATE, principal.tenant_id)
+        return principal
 
     async def on_ws_connect(self, context: PrincipalContext) -> UnsetType | dict[str, object] | None:
         """Authenticate connection_init; a refusal closes the socket with 4403 before any operation runs."""
@@ -110,6 +123,9 @@ class GuardedGraphQL(GraphQL[Any, None]):
             form = getattr(request.state, FORM_STATE, None) if isinstance(request, Request) else None
             if form is not None:
                 await form.close()  # the uploads' temporary files
+            slot = getattr(request.state, UPLOAD_SLOT_STATE, None) if isinstance(request, Request) else None
+            if slot is not None and self.upload_slots is not None:
+                self.upload_slots.give_back(slot)
 
     def _http_refusal(self, exc: HTTPException) -> Response:
         if exc.reason == "Too many operations":

@@ -6,6 +6,7 @@ from collections.abc import AsyncGenerator
 
 import strawberry
 
+from vaultgraph.schema.broadcast import shared
 from vaultgraph.schema.context import Info
 from vaultgraph.schema.enrichment_types import EnrichmentEvent, EnrichmentProgress
 from vaultgraph.schema.types import Document
@@ -32,11 +33,11 @@ async def enrichment_events(
     ctx = info.context
     ids = [str(i) for i in document_ids] if document_ids else None
     async for event in ctx.services.enrichment.stage_events(ctx.principal, ids):
-        yield EnrichmentEvent.from_domain(event)
+        yield shared(EnrichmentEvent.from_domain(event), event)  # executed once per event and shape
 
 
 async def enrichment_progress_stream(info: Info) -> AsyncGenerator[EnrichmentProgress, None]:
     """The counts now, then again whenever they change (at most four times a second)."""
     ctx = info.context
     async for progress in ctx.services.enrichment.progress_stream(ctx.principal):
-        yield EnrichmentProgress.from_domain(progress)
+        yield shared(EnrichmentProgress.from_domain(progress), progress)

@@ -21,6 +21,7 @@ from vaultgraph.resolvers import uploads as upload_resolvers
 from vaultgraph.resolvers import vault as vault_resolvers
 from vaultgraph.resolvers import weekly_review as weekly_review_resolvers
 from vaultgraph.resolvers import workspace as workspace_resolvers
+from vaultgraph.schema.broadcast import SharedResults, sharing_executor
 from vaultgraph.schema.document_cache import document_cache
 from vaultgraph.schema.errors import ErrorPolicy
 from vaultgraph.schema.links import Link
@@ -73,6 +74,8 @@ class Subscription:
 
 
 class VaultgraphSchema(strawberry.Schema):
+    shared_results: SharedResults  # subscription events executed once per shape (schema/broadcast.py)
+
     def process_errors(self, errors: list[GraphQLError], execution_context: ExecutionContext | None = None) -> None:
         """ErrorPolicy already logged what was unexpected; expected errors are answers, not log noise."""
 
@@ -82,7 +85,11 @@ def build_schema(
     config: StrawberryConfig | None = None,
 ) -> strawberry.Schema:
     """The schema; `create_app` adds the API limits (schema/limits.py) and the batching config from Settings."""
-    return VaultgraphSchema(
+    shared_results = SharedResults()
+    schema = VaultgraphSchema(
         query=Query, mutation=Mutation, subscription=Subscription, types=[Document, Note, Link],
         extensions=[ErrorPolicy, Warnings, *(extra_extensions or []), document_cache()], config=config,
+        execution_context_class=sharing_executor(shared_results),
     )
+    schema.shared_results = shared_results
+    return schema

@@ -1,0 +1,132 @@
+"""Execute once per event: subscribers of the same shape share one execution of their selection set.
+
+Strawberry (through graphql-core's `subscribe`) executes a subscription's selection set once per subscriber per
+event, so an event followed by 500 sockets ran 500 times the same execution. A subscription resolver that knows
+its payload is a pure function of a hashable key (the bus event it came from) yields `shared(payload, key)`; the
+schema's executor (`sharing_executor`) then keeps the executed result of (key, shape) and hands it to every other
+subscriber of that shape. A shape is everything the result may depend on besides the event:
+
+- the principal's tenant and visible scopes (so no result ever crosses a tenant or a visibility),
+- the operation text (the whole document: its fragments too) and the operation's name,
+- the operation's variables.
+
+Only the execution is shared: each subscriber keeps its own stream, its own bus queue, its own snapshot and its
+own de-duplication of repeated stages (services/enrichment.py); strawberry still wraps each result for each
+subscriber (extensions, error masking) and the transport sends it on each socket under its own operation id.
+`SharedResults` counts executions and reuses, for tests and for the log of a busy server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Awaitable, Hashable
+from dataclasses import dataclass
+from typing import Any, TypeVar, cast
+
+from graphql import ExecutionResult
+from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
+
+from vaultgraph.lru import Lru
+
+T = TypeVar("T")
+
+DEFAULT_MAXSIZE = 1024  # (event, shape) results kept: every subscriber of an event asks within moments of the first
+
+
+@dataclass(frozen=True, slots=True)
+class Shared:
+    """A subscription payload whose executed result depends only on `key` and the subscriber's shape."""
+
+    payload: object
+    key: Hashable
+
+
+def shared(payload: T, key: Hashable) -> T:
+    """What a subscription resolver yields to have its payload executed once per shape: the schema's executor
+    unwraps it (typed as the payload, so the resolver keeps the annotation strawberry builds the schema from)."""
+    return cast(T, Shared(payload, key))
+
+
+class SharedResults:
+    """The executed results of shared events, one per (event key, shape), least recently used forgotten first."""
+
+    def __init__(self, maxsize: int = DEFAULT_MAXSIZE) -> None:
+        self._results: Lru[Hashable, ExecutionResult | asyncio.Future[ExecutionResult]] = Lru(maxsize)
+        self.executions = 0  # selection sets executed for shared events
+        self.reuses = 0  # deliveries that took an execution another subscriber ran
+
+    def reuse(self, key: Hashable) -> ExecutionResult | asyncio.Future[ExecutionResult] | None:
+        """The result another subscriber's execution stored under `key`, if any."""
+        found = self._results.get(key)
+        if found is not None:
+            self.reuses += 1
+        return found
+
+    def run(self, key: Hashable, execute: Any) -> Any:
+        """`execute()`'s result (or an awaitable of one), stored under `key` for the subscribers after this one."""
+        self.executions += 1
+        result = execute()
+        if isinstance(result, ExecutionResult):
+            self._results.put(key, result)
+            return result
+        future = asyncio.ensure_future(cast(Awaitable[ExecutionResult], result))
+        self._results.put(key, future)
+        return future
+
+
+class _Reused:
+    """Stands in for a per-event executor when the event's result is already there: nothing to copy or run."""
+
+    __slots__ = ("result",)
+
+    def __init__(self, result: ExecutionResult | asyncio.Future[ExecutionResult]) -> None:
+        self.result = result
+
+    def execute_operation(self, serially: bool | None = None) -> ExecutionResult | asyncio.Future[ExecutionResult]:
+        return self.result
+
+
+def shape_of(operation: Any, variables: dict[str, Any], context: Any) -> Hashable | None:
+    """Everything a shared event's result may depend on besides the event; None: do not share (no principal, no
+    source text, or variables that do not serialise)."""
+    principal = getattr(context, "principal", None)
+    source = operation.loc.source.body if operation.loc is not None else None
+    if principal is None or source is None:
+        return None
+    try:
+        frozen = json.dumps(variables, sort_keys=True, default=repr)
+    except (TypeError, ValueError):
+        return None
+    visible = principal.visible_owner_keys()
+    name = operation.name.value if operation.name is not None else None
+    return principal.tenant_id, None if visible is None else tuple(visible), source, name, frozen
+
+
+def sharing_executor(results: SharedResults) -> type[StrawberryGraphQLCoreExecutionContext]:
+    """strawberry's executor, sharing the execution of `Shared` subscription events through `results`."""
+
+    class SharingExecutor(StrawberryGraphQLCoreExecutionContext):
+        _shape: Hashable | None = None  # on a subscription's executor: computed at its first shared event
+        _shared_key: Hashable | None = None  # on a per-event executor of a shared event
+
+        def build_per_event_executor(self, payload: Any) -> Any:
+            if not isinstance(payload, Shared):
+                return super().build_per_event_executor(payload)
+            if self._shape is None:
+                self._shape = shape_of(self.operation, self.variable_values.coerced, self.context_value) or ()
+            key = (payload.key, self._shape) if self._shape else None
+            found = results.reuse(key) if key is not None else None
+            if found is not None:
+                return _Reused(found)  # graphql-core only calls its execute_operation
+            executor = cast(SharingExecutor, super().build_per_event_executor(payload.payload))
+            executor._shared_key = key
+            return executor
+
+        def execute_operation(self, serially: bool | None = None) -> Any:
+            key = self._shared_key
+            if key is None:
+                return super().execute_operation(serially)
+            return results.run(key, lambda: super(SharingExecutor, self).execute_operation(serially))
+
+    return SharingExecutor
