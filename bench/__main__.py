@@ -22,7 +22,8 @@ from bench.run import Options, run
 
 # --smoke: enough of everything to show that every workload still runs, in a minute or two.
 SMOKE = {"notes": 200, "large": False, "warmup": 1, "iterations": 5, "max_seconds": 0.5, "concurrency": 2,
-         "ingest_notes": 20, "ingest_seconds": 15.0, "subscribers": 10, "events": 2, "search_queries": 5}
+         "ingest_notes": 20, "ingest_seconds": 15.0, "ingest_bulk_notes": 50, "subscribers": 10, "events": 2,
+         "search_queries": 5}
 
 
 def parse(argv: list[str]) -> tuple[Options, Path]:
@@ -48,6 +49,9 @@ def parse(argv: list[str]) -> tuple[Options, Path]:
     work.add_argument("--ingest-concurrency", type=int, default=2, help="requests in flight (default 2)")
     work.add_argument("--ingest-seconds", type=float, default=60.0,
                       help="stop saving after this long (default 60)")
+    work.add_argument("--ingest-bulk-notes", type=int, default=5000,
+                      help="notes of the vault the bulk path imports, twice (with and without embedding); "
+                      "at most 5,000, the scan's file limit; 0 skips it (default 5,000)")
     work.add_argument("--search-queries", type=int, default=50, help="queries for recall@10 (default 50)")
     work.add_argument("--subscribers", type=int, default=500, help="WebSocket subscribers (default 500)")
     work.add_argument("--events", type=int, default=20, help="events published to them (default 20)")
@@ -78,6 +82,7 @@ def parse(argv: list[str]) -> tuple[Options, Path]:
                       concurrency=args.concurrency),
         groups=frozenset(groups), ingest_notes=args.ingest_notes, ingest_batch=args.ingest_batch,
         ingest_concurrency=args.ingest_concurrency, ingest_seconds=args.ingest_seconds,
+        ingest_bulk_notes=args.ingest_bulk_notes,
         search_queries=args.search_queries,
         subscribers=args.subscribers, events=args.events, event_rate=args.event_rate, peer=not args.no_peer,
         neo4j_port=args.neo4j_port, neo4j_heap_mb=args.neo4j_heap_mb, neo4j_pagecache_mb=args.neo4j_pagecache_mb,

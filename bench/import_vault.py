@@ -11,9 +11,11 @@ so in-degrees are power-law like a wiki's, `![[note]]` embeds in one note in ten
 skipped as Obsidian's own). Every file is a note, so 5,000 notes stay within the scan limits (5,000 files).
 
 The import is the one `vaultgraph import-vault PATH` runs: `VaultService.import_vault` built as the CLI builds it,
-with the CLI's own progress bar on stderr. The first import must create every note; the second must find every note
-unchanged (the graph already holds each body). Both are timed; files/s is files ÷ the import call's wall time
-(connection and migrations apart). Without NEO4J_URI the embedded-default Neo4j is started and stopped.
+with the CLI's own progress bar on stderr (notes go through the bulk save, `NoteService.save_many`); `--embed` also
+indexes them with the configured embedding model, as the server's `importVault` does. The first import must
+create every note; the second must find every note unchanged (the graph already holds each body). Both are timed;
+files/s is files ÷ the import call's wall time (connection, migrations and the model's load apart). Without
+NEO4J_URI the embedded-default Neo4j is started and stopped.
 """
 
 from __future__ import annotations
@@ -36,14 +38,17 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
+from vaultgraph.app import model_config  # noqa: E402
 from vaultgraph.cli_vault import _progress as cli_progress  # noqa: E402
 from vaultgraph.config import Settings  # noqa: E402
 from vaultgraph.domain import Principal  # noqa: E402
 from vaultgraph.graph.migrations import apply_migrations  # noqa: E402
 from vaultgraph.graph.session import Graph  # noqa: E402
 from vaultgraph.interop.vault import Progress, VaultReport, VaultService  # noqa: E402
+from vaultgraph.models.client import ModelClient, build_model_client  # noqa: E402
 from vaultgraph.neo4j_local import server as local_neo4j  # noqa: E402
 from vaultgraph.services.documents import DocumentService  # noqa: E402
+from vaultgraph.services.indexing import Indexer, chunking_policy  # noqa: E402
 from vaultgraph.services.notes import NoteFilter, NoteService  # noqa: E402
 from vaultgraph.workspace import Workspace  # noqa: E402
 
@@ -145,9 +150,11 @@ def generate_vault(root: Path, notes: int, seed: int = 7) -> VaultStats:
                       folders=len({f for f in folders if f}))
 
 
-def build_vault_service(settings: Settings, graph: Graph) -> VaultService:
-    """The service `vaultgraph import-vault` uses, built as the CLI builds it (vaultgraph/cli_vault.py)."""
-    notes = NoteService(graph, settings.page_size_max)
+def build_vault_service(settings: Settings, graph: Graph, models: ModelClient | None = None) -> VaultService:
+    """The service `vaultgraph import-vault` uses, built as the CLI builds it (vaultgraph/cli_vault.py); with
+    `models`, notes are indexed as the server's `importVault` indexes them (its fuzzy pass needs a chat model)."""
+    indexer = Indexer(graph, models, chunking_policy(settings)).index_notes if models is not None else None
+    notes = NoteService(graph, settings.page_size_max, indexer=indexer)
     documents = DocumentService(graph, Workspace(settings.workspace_dir), settings.page_size_max)
     return VaultService(notes, documents)
 
@@ -186,7 +193,11 @@ async def run(args: argparse.Namespace, settings: Settings, uri: str) -> int:
         try:
             await graph.verify()
             await apply_migrations(graph, settings.embedding_dimensions)
-            service = build_vault_service(settings, graph)
+            models = build_model_client(model_config(settings)) if args.embed else None
+            if models is not None:
+                await models.warm_up()  # the model's load is not the import's time
+                print(f"embedding with {models.embedding_model_name}")
+            service = build_vault_service(settings, graph, models)
             tenant = args.tenant or f"vault{args.notes}-{uuid.uuid4().hex[:8]}"
             principal = Principal(tenant, sees_all_scopes=True)
             print(f"tenant {tenant}; load average before: {_load()}")
@@ -231,6 +242,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--tenant", help="tenant to import into (default: a fresh one)")
     parser.add_argument("--keep", action="store_true", help="keep the generated vault (its path is printed)")
+    parser.add_argument("--embed", action="store_true",
+                        help="index the notes with the configured embedding model, as the server's importVault "
+                        "does (default: graph only, as `vaultgraph import-vault`)")
     args = parser.parse_args(argv)
     settings = Settings()
     if settings.neo4j_uri is not None:

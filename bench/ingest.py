@@ -1,4 +1,6 @@
-"""Ingest through the API: notes per second through `saveNote`, several per request, a few requests in flight.
+"""Ingest: notes per second through `saveNote` (several per request, a few requests in flight) and through the
+product's bulk path, a vault import (`NoteService.save_many`: a batch of notes per transaction, one embedding call
+per batch).
 
 Each save runs the whole pipeline, including what the server hooks onto it (indexing with its embedding model,
 the fuzzy pass over unresolved links), so this is slow next to the bulk path; the run stops after a time cap.
@@ -11,14 +13,28 @@ its ghosts then), write the edges, and index when the server indexes on save.
 from __future__ import annotations
 
 import asyncio
+import shutil
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 from bench.client import GraphQLClient
-from bench.generate import generate
+from bench.generate import Dataset, generate
 from bench.measure import Stats
 from bench.report import Row
+from vaultgraph.domain import Principal
+from vaultgraph.file_walk import MAX_FILES
+from vaultgraph.graph.session import Graph
+from vaultgraph.interop.vault import VaultService
+from vaultgraph.services.documents import DocumentService
+from vaultgraph.services.notes import NoteService
+from vaultgraph.workspace import Workspace
+
+IMPORT_VAULT = """
+mutation Import($path: String!) { importVault(path: $path) { files created conflicts skipped { path reason } } }
+"""
+AWAIT_INDEXES = "CALL db.awaitIndexes(600)"
 
 
 def mutation(count: int) -> str:
@@ -74,3 +90,69 @@ def _deadlocks(log: Path) -> int:
         return log.read_text(errors="replace").count("DeadlockDetected")
     except FileNotFoundError:
         return 0
+
+
+def write_vault(dataset: Dataset, root: Path) -> int:
+    """The dataset as an Obsidian vault: one `<title>.md` per note (its links name titles, so they resolve)."""
+    root.mkdir(parents=True, exist_ok=True)
+    for note in dataset.notes:
+        (root / f"{note.title}.md").write_text(note.body, encoding="utf-8")
+    return len(dataset.notes)
+
+
+async def _await_indexes(graph: Graph) -> None:
+    async with graph.driver.session(database=graph.database) as session:
+        await (await session.run(AWAIT_INDEXES)).consume()
+
+
+async def run_bulk(url: str, graph: Graph, tenant: str, notes: int, seed: int) -> list[Row]:
+    """The bulk path twice over a generated vault of `notes` notes (at most the scan's file limit), each in a
+    tenant of its own, timed until every index is online: `importVault` through the API (the server embeds each
+    batch with its model), and the same import in this process with no embedding (what `vaultgraph import-vault`
+    runs: the graph side of the bulk path alone)."""
+    notes = min(notes, MAX_FILES)
+    workdir = Path(tempfile.mkdtemp(prefix="bench-vault-"))
+    rows = []
+    try:
+        dataset = generate(f"{tenant}-vault", notes, seed)
+        files = write_vault(dataset, workdir / "vault")
+        links = len(dataset.links)
+
+        client = GraphQLClient(url, headers={"X-Vaultgraph-Tenant": f"{tenant}-bulk"})
+        stats = Stats(objects=0)
+        try:
+            started = time.perf_counter()
+            data = (await client.execute(IMPORT_VAULT, {"path": str(workdir / "vault")}))["importVault"]
+            await _await_indexes(graph)
+            elapsed = time.perf_counter() - started
+            stats.samples.append(elapsed)
+            stats.objects = len(data["created"])
+            stats.ops_per_second = stats.objects / elapsed
+            if stats.objects != files:
+                stats.error = f"{stats.objects} of {files} notes created; skipped {data['skipped'][:3]}"
+        except Exception as exc:  # reported in the row, the run goes on
+            stats.error = f"{type(exc).__name__}: {exc}"[:200]
+            elapsed = 0.0
+        finally:
+            await client.close()
+        rows.append(Row("ingest: vault import (bulk save + embedding), all indexes live", vaultgraph=stats,
+                        unit="notes/s", note=f"importVault of {files} files, {links:,} links, in {elapsed:.1f} s; "
+                                             "the server's embedding model on each batch"))
+
+        service = VaultService(NoteService(graph, 100),
+                               DocumentService(graph, Workspace(workdir / "workspace"), 100))
+        stats = Stats(objects=0)
+        started = time.perf_counter()
+        report = await service.import_vault(Principal(f"{tenant}-bulk-graph", sees_all_scopes=True),
+                                            workdir / "vault")
+        await _await_indexes(graph)
+        elapsed = time.perf_counter() - started
+        stats.samples.append(elapsed)
+        stats.objects = len(report.created)
+        stats.ops_per_second = stats.objects / elapsed
+        rows.append(Row("ingest: vault import, graph only (no embedding), all indexes live", vaultgraph=stats,
+                        unit="notes/s", note=f"VaultService in the bench process, as `vaultgraph import-vault`; "
+                                             f"{files} files, {links:,} links in {elapsed:.1f} s"))
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    return rows

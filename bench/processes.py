@@ -24,6 +24,7 @@ BENCH_DIR = Path(__file__).resolve().parent
 REPO = BENCH_DIR.parent
 DATA_DIR = BENCH_DIR / ".data"
 LOG_DIR = DATA_DIR / "logs"
+DEFAULT_NEO4J_PORT = 7695  # its data lives in DATA_DIR/neo4j; any other port's in DATA_DIR/port-N/neo4j
 PEER_DIR = BENCH_DIR / "peer"
 TICKS = os.sysconf("SC_CLK_TCK")
 

@@ -12,7 +12,17 @@ from bench.client import GraphQLClient
 from bench.generate import Dataset, generate, pick_seeds, verify
 from bench.load import bulk_load, prepare_schema
 from bench.measure import Budget, Stats, compare
-from bench.processes import LOG_DIR, BenchError, Proc, neo4j, peer_available, peer_server, vaultgraph_server
+from bench.processes import (
+    DATA_DIR,
+    DEFAULT_NEO4J_PORT,
+    LOG_DIR,
+    BenchError,
+    Proc,
+    neo4j,
+    peer_available,
+    peer_server,
+    vaultgraph_server,
+)
 from bench.report import Report, Row, machine
 from bench.targets import Endpoint, Floor
 from bench.workloads import Sides, graph_workloads
@@ -37,6 +47,7 @@ class Options:
     ingest_batch: int
     ingest_concurrency: int
     ingest_seconds: float
+    ingest_bulk_notes: int
     search_queries: int
     subscribers: int
     events: int
@@ -105,7 +116,10 @@ async def run(options: Options) -> Report:
         if options.neo4j_uri is None:
             print(f"starting Neo4j on port {options.neo4j_port} …", flush=True)
             uri, neo4j_proc = stack.enter_context(
-                neo4j(options.neo4j_port, options.neo4j_heap_mb, options.neo4j_pagecache_mb, options.keep_data))
+                neo4j(options.neo4j_port, options.neo4j_heap_mb, options.neo4j_pagecache_mb, options.keep_data,
+                      # another port is another engineer's run: its own data folder, never wiped by this one
+                      DATA_DIR if options.neo4j_port == DEFAULT_NEO4J_PORT
+                      else DATA_DIR / f"port-{options.neo4j_port}"))
             procs.append(neo4j_proc)
         else:
             uri = options.neo4j_uri
@@ -163,6 +177,13 @@ async def _workloads(options: Options, report: Report, sides: Sides, fields: set
         report.add(await ingest.run(url, f"{options.tenant}-ingest", options.ingest_notes, options.seed + 200,
                                     options.ingest_batch, options.ingest_concurrency, options.ingest_seconds,
                                     LOG_DIR / "vaultgraph-server.log"))
+        if options.ingest_bulk_notes > 0:
+            if "Mutation.importVault" not in fields:
+                report.skipped["vault import"] = "the server has no importVault mutation"
+            else:
+                for row in await ingest.run_bulk(url, sides.floor.graph, options.tenant,
+                                                 options.ingest_bulk_notes, options.seed + 300):
+                    report.add(row)
     if "fanout" in options.groups:
         missing = fanout.missing(fields)
         if missing:

@@ -66,6 +66,11 @@ class Floor:
     async def read(self, statement: str, **params: Any) -> list[Record]:
         return await self.graph.read(rows, statement, tenant=self.tenant, **params)
 
+    async def read_one(self, statement: str, **params: Any) -> list[Record]:
+        """One statement in an auto-commit read transaction (`Graph.read_records`), as the whole-request reads of
+        graph/whole_reads.py run."""
+        return await self.graph.read_records(statement, tenant=self.tenant, **params)
+
     async def read_together(self, *statements: tuple[str, dict[str, Any]]) -> list[list[Record]]:
         """Several statements in one read transaction, one after the other (as a service's transaction runs them)."""
         async def together(tx: AsyncManagedTransaction) -> list[list[Record]]:

@@ -11,15 +11,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from neo4j import AsyncManagedTransaction
-
 from bench.generate import Dataset, NoteSpec, Seeds
 from bench.measure import Target
-from bench.targets import Endpoint, Floor, rows
+from bench.targets import Endpoint, Floor
 from vaultgraph.domain import Direction
-from vaultgraph.graph import items as item_cypher
-from vaultgraph.graph import links as link_cypher
-from vaultgraph.graph import notes as note_cypher
+from vaultgraph.graph import whole_reads as whole_cypher
 
 PAGE = 100  # the N+1 trap: a page of notes, each with its backlink count
 BACKLINKS = 50
@@ -108,16 +104,13 @@ query Backlinks($tenant: String!, $slug: String!) {
 
 
 async def floor_backlinks(floor: Floor, slug: str) -> int:
-    """NoteService.get_by_slug, then the page and its count in one transaction (the loader a connection asking
-    for both uses)."""
-    [note] = await floor.read(note_cypher.NOTE_BY_SLUG, slug=slug, ownerKeys=None, preferOwner="shared")
-    ids = [note["n"]["id"]]
-    page, _ = await floor.read_together(
-        (link_cypher.BACKLINK_PAGES, {"ids": ids, "types": None, "ownerKeys": None, "afterTs": None,
-                                      "afterId": None, "limit": BACKLINKS + 1}),
-        (link_cypher.BACKLINK_COUNTS, {"ids": ids, "types": None, "ownerKeys": None}),
-    )
-    return min(len(page), BACKLINKS)
+    """The `note` resolver asked for a note's backlinks page and total: the note by slug, its page and its count in
+    one auto-commit statement (graph/whole_reads.py, as services/whole_reads.py runs it)."""
+    statement = whole_cypher.note_with_links_statement(True, [whole_cypher.LinkAsk(False, page=True, count=True)])
+    links = whole_cypher.link_params(0, {"types": None, "ownerKeys": None, "afterTs": None, "afterId": None,
+                                         "limit": BACKLINKS + 1})
+    [record] = await floor.read_one(statement, slug=slug, ownerKeys=None, preferOwner="shared", **links)
+    return min(len(record["c0_page"]), BACKLINKS)
 
 
 def backlinks(s: Sides, which: str, index: int) -> Workload:
@@ -156,17 +149,14 @@ query Page($tenant: String!) {
 
 
 async def floor_page(floor: Floor) -> int:
-    """NoteService.page (the page and the total in one transaction), then one count query for the 100 ids (the
-    DataLoader)."""
-    params: dict[str, Any] = {"ownerKeys": None, "includeArchived": False, "scope": None, "kind": None,
-                              "tag": None, "pinned": None}
-    notes, _ = await floor.read_together(
-        (note_cypher.NOTES_PAGE, {"afterTs": None, "afterId": None, "limit": PAGE + 1, **params}),
-        (note_cypher.COUNT_NOTES, params),
-    )
-    ids = [record["n"]["id"] for record in notes[:PAGE]]
-    await floor.read(link_cypher.BACKLINK_COUNTS, ids=ids, types=None, ownerKeys=None)
-    return len(ids)
+    """The `notes` resolver asked for a page with each note's backlink count: the page, its total and the 100
+    counts in one auto-commit statement (graph/whole_reads.py, as services/whole_reads.py runs it)."""
+    statement = whole_cypher.notes_page_with_links_statement([whole_cypher.LinkAsk(False, page=False, count=True)])
+    [record] = await floor.read_one(
+        statement, ownerKeys=None, includeArchived=False, scope=None, kind=None, tag=None, pinned=None, afterTs=None,
+        afterId=None, limit=PAGE + 1, **whole_cypher.link_params(0, {"types": None, "ownerKeys": None, "afterTs": None,
+                                                                      "afterId": None, "limit": 21}))
+    return min(len(record["rows"]), PAGE)
 
 
 def notes_page(s: Sides) -> Workload:
@@ -212,40 +202,21 @@ query View($id: ID!) {
 
 
 async def floor_traverse(floor: Floor, seed: str, max_nodes: int, truncate: bool, edges: bool = False) -> list[str]:
-    """LinkService.traverse (and graph_view with `edges`): in one transaction, check the seed, then one BFS-level
-    statement per hop with the same cut-off rule (and the edges among what it reached)."""
-    async def bfs(tx: AsyncManagedTransaction) -> list[str]:
-        await rows(tx, item_cypher.ITEMS_BY_IDS, tenant=floor.tenant, ids=[seed])
-        reached = await _levels(tx, floor.tenant, seed, max_nodes, truncate)
-        if edges:
-            await rows(tx, link_cypher.EDGES_AMONG, tenant=floor.tenant, ids=[seed, *reached], limit=GRAPH_EDGE_CAP)
-        return reached
-
-    return await floor.transaction(bfs)
-
-
-async def _levels(tx: AsyncManagedTransaction, tenant: str, seed: str, max_nodes: int, truncate: bool) -> list[str]:
-    visited = {seed}
-    frontier = [seed]
+    """LinkService.traverse (and graph_view with `edges`): the seed check, both BFS levels (and the edges among what
+    they reached) in one auto-commit statement, then the same cut-off rule over its rows."""
+    params: dict[str, Any] = {"seeds": [seed], "frontier": [seed], "types": None, "ownerKeys": None,
+                              "maxNodes": max_nodes}
+    if edges:
+        params["edgeLimit"] = GRAPH_EDGE_CAP
+    [record] = await floor.read_one(whole_cypher.traversal_statement(Direction.BOTH, HOPS, edges), **params)
     reached: list[str] = []
-    for _ in range(HOPS):
-        level = await rows(tx, link_cypher.LEVEL_QUERIES[Direction.BOTH], tenant=tenant, frontier=frontier,
-                           visited=list(visited), types=None, ownerKeys=None, ranked=False,
-                           limit=max_nodes - len(reached) + 1)
-        frontier = []
-        for record in level:
-            other = record["m"]["id"]
-            if other in visited:
-                continue
+    for level in record["levels"]:
+        for row in level:
             if len(reached) == max_nodes:
                 if truncate:
                     return reached
                 raise RuntimeError(f"LIMIT_EXCEEDED: more than {max_nodes} nodes")
-            visited.add(other)
-            frontier.append(other)
-            reached.append(other)
-        if not frontier:
-            break
+            reached.append(row["m"]["id"])
     return reached
 
 

@@ -37,6 +37,8 @@ WORKLOADS = (
     "search hybrid, new text each call",
     "vector recall@10",
     "ingest: saveNote",
+    "ingest: vault import (bulk save + embedding)",
+    "ingest: vault import, graph only",
     "subscription fan-out",
 )
 # Rows whose sides each answer objects, and must agree on how many.
@@ -44,7 +46,8 @@ COMPARED = WORKLOADS[2:11]
 
 TINY = ["--notes", "200", "--warmup", "1", "--iterations", "3", "--max-seconds", "0.3", "--concurrency", "1",
         "--ingest-notes", "10", "--ingest-batch", "5", "--ingest-concurrency", "1", "--ingest-seconds", "5",
-        "--subscribers", "4", "--events", "2", "--event-rate", "4", "--search-queries", "3"]
+        "--ingest-bulk-notes", "20", "--subscribers", "4", "--events", "2", "--event-rate", "4",
+        "--search-queries", "3"]
 
 
 def test_the_suite_runs_every_workload_at_a_tiny_size(neo4j_server: neo4j.TestNeo4j, tmp_path: Path) -> None:

@@ -72,7 +72,7 @@ async def test_a_pack_over_a_random_graph_keeps_its_budget_its_top_hit_and_its_a
     graph: Graph, workspace: Path, notes: list[tuple[str, str]], budget: int, data: st.DataObject
 ) -> None:
     principal = Principal(tenant_id=f"t{uuid.uuid4().hex[:16]}", sees_all_scopes=True)
-    saver = NoteService(graph, 100, indexer=Indexer(graph, MODELS).index_note)
+    saver = NoteService(graph, 100, indexer=Indexer(graph, MODELS).index_notes)
     for title, body in notes:
         assert (await saver.save(principal, NoteDraft(title=title, body=body))).note.indexed
     used_words = sorted({w.strip(".!?").lower() for _, body in notes for w in body.split() if "[[" not in w})

@@ -61,7 +61,7 @@ async def _chunks(tx: AsyncManagedTransaction, tenant: str, item_id: str) -> lis
 async def test_a_long_note_gets_chunks_and_its_own_vector(
     graph: Graph, models: OpenAIModelClient, server: OpenAICompatibleServer, principal: Principal
 ) -> None:
-    notes = NoteService(graph, 100, indexer=Indexer(graph, models, POLICY).index_note)
+    notes = NoteService(graph, 100, indexer=Indexer(graph, models, POLICY).index_notes)
     note = (await notes.save(principal, NoteDraft(title="Farm", body=LONG_BODY))).note
     assert note.indexed
     chunks = await graph.read(_chunks, principal.tenant_id, note.id)
@@ -76,7 +76,7 @@ async def test_unchanged_content_embeds_nothing_and_an_edit_re_embeds_only_its_c
     graph: Graph, models: OpenAIModelClient, server: OpenAICompatibleServer, principal: Principal
 ) -> None:
     indexer = Indexer(graph, models, POLICY)
-    notes = NoteService(graph, 100, indexer=indexer.index_note)
+    notes = NoteService(graph, 100, indexer=indexer.index_notes)
     note = (await notes.save(principal, NoteDraft(title="Farm", body=LONG_BODY))).note
     before = await graph.read(_chunks, principal.tenant_id, note.id)
     server.reset()
@@ -95,7 +95,7 @@ async def test_unchanged_content_embeds_nothing_and_an_edit_re_embeds_only_its_c
 async def test_a_body_that_shrinks_loses_its_chunks(
     graph: Graph, models: OpenAIModelClient, principal: Principal
 ) -> None:
-    notes = NoteService(graph, 100, indexer=Indexer(graph, models, POLICY).index_note)
+    notes = NoteService(graph, 100, indexer=Indexer(graph, models, POLICY).index_notes)
     note = (await notes.save(principal, NoteDraft(title="Farm", body=LONG_BODY))).note
     note = (await notes.save(principal, NoteDraft(id=note.id, title="Farm", body="Just a line now."))).note
     assert note.indexed and await graph.read(_chunks, principal.tenant_id, note.id) == []
@@ -105,7 +105,7 @@ async def test_a_note_still_saves_when_embedding_fails(
     graph: Graph, models: OpenAIModelClient, server: OpenAICompatibleServer, principal: Principal
 ) -> None:
     server.fail(times=1, status=503, route="embeddings")  # one call, no retries: this save's embedding fails
-    notes = NoteService(graph, 100, indexer=Indexer(graph, models, POLICY).index_note)
+    notes = NoteService(graph, 100, indexer=Indexer(graph, models, POLICY).index_notes)
     result = await notes.save(principal, NoteDraft(title="Offline", body="Written while the model was down."))
     assert result.note.indexed is False
     again = await notes.save(principal, NoteDraft(id=result.note.id, title="Offline", body=result.note.body))

@@ -40,7 +40,7 @@ def service(graph: Graph, models: LocalModelClient) -> SearchService:
 
 
 def _notes(graph: Graph, models: ModelClient) -> NoteService:
-    return NoteService(graph, max_page_size=100, indexer=Indexer(graph, models).index_note)
+    return NoteService(graph, max_page_size=100, indexer=Indexer(graph, models).index_notes)
 
 
 async def _corpus(graph: Graph, models: ModelClient, principal: Principal) -> dict[str, Note]:

@@ -37,3 +37,21 @@ def test_slugify(title: str, slug: str) -> None:
 def test_titles_without_letters_or_digits_are_refused(title: str) -> None:
     with pytest.raises(ValueError, match="no letter or digit"):
         slugify(title)
+
+
+def test_the_ascii_fast_path_gives_the_general_rules_slug() -> None:
+    """Every ASCII character, alone and between words: the fast path agrees with the Unicode rules it skips."""
+    from vaultgraph.text.slugify import _slug_once
+
+    def general(title: str) -> str:
+        slug = _slug_once(title)
+        return slug if _slug_once(slug) == slug else general(slug)
+
+    for code in range(128):
+        for title in (chr(code), f"Ab{chr(code)}9 z/{chr(code)}Q", f"{chr(code)}/x_{chr(code)}Y"):
+            expected = general(title)
+            if expected:
+                assert slugify(title) == expected, repr(title)
+            else:
+                with pytest.raises(ValueError):
+                    slugify(title)

@@ -15,26 +15,30 @@ from neo4j import AsyncManagedTransaction
 
 EMBEDDED_LABEL_PREFIX = "Embedded"
 
-INDEX_STATE = """
-MATCH (n:Item {tenantId: $tenant, id: $id})
-OPTIONAL MATCH (c:Chunk {tenantId: $tenant, itemId: $id})
-WITH n, c ORDER BY c.ordinal
-RETURN n.embeddingHash AS itemHash,
+# Statements take many items at once (one item is a list of one): a batch of saved notes is indexed with one
+# read and one write transaction.
+INDEX_STATES = """
+UNWIND $ids AS id
+MATCH (n:Item {tenantId: $tenant, id: id})
+OPTIONAL MATCH (c:Chunk {tenantId: $tenant, itemId: id})
+RETURN id, n.embeddingHash AS itemHash,
        collect(CASE WHEN c IS NULL THEN null
-                    ELSE {hash: c.contentHash, embedding: c.embedding, ownerKey: c.ownerKey} END) AS chunks
+                    ELSE {ordinal: c.ordinal, hash: c.contentHash, embedding: c.embedding, ownerKey: c.ownerKey}
+               END) AS chunks
 """
 
 DELETE_STALE_CHUNKS = """
-MATCH (c:Chunk {tenantId: $tenant, itemId: $id})
-WHERE c.ordinal >= $count OR c.ordinal IS NULL
+UNWIND $items AS item
+MATCH (c:Chunk {tenantId: $tenant, itemId: item.id})
+WHERE c.ordinal >= item.count OR c.ordinal IS NULL
 DETACH DELETE c
 """
 
 # Chunk ids are `<itemId>#<ordinal>`: a stable key to MERGE on, so a retried transaction writes the same nodes.
 UPSERT_CHUNKS = """
 CYPHER 25
-MATCH (n:Item {tenantId: $tenant, id: $id})
 UNWIND $rows AS row
+MATCH (n:Item {tenantId: $tenant, id: row.itemId})
 MERGE (c:Chunk {tenantId: $tenant, id: row.id})
 SET c.itemId = n.id, c.scope = n.scope, c.ownerKey = n.ownerKey, c.ordinal = row.ordinal, c.heading = row.heading,
     c.text = row.text, c.contentHash = row.hash, c.embedding = row.embedding, c.embeddingModel = $model
@@ -51,12 +55,13 @@ CALL (c, row) {
 }
 """
 
-SET_ITEM_EMBEDDING = """
+SET_ITEM_EMBEDDINGS = """
 CYPHER 25
-MATCH (n:Item {tenantId: $tenant, id: $id})
-WITH n, [label IN labels(n) WHERE label STARTS WITH 'Embedded' AND label <> $label] AS stale
+UNWIND $rows AS row
+MATCH (n:Item {tenantId: $tenant, id: row.id})
+WITH n, row, [label IN labels(n) WHERE label STARTS WITH 'Embedded' AND label <> $label] AS stale
 REMOVE n:$(stale)
-SET n:$($label), n.embedding = $embedding, n.embeddingModel = $model, n.embeddingHash = $hash
+SET n:$($label), n.embedding = row.embedding, n.embeddingModel = $model, n.embeddingHash = row.hash
 """
 
 CLEAR_ITEM_EMBEDDING = """
@@ -94,29 +99,34 @@ def chunk_id(item_id: str, ordinal: int) -> str:
     return f"{item_id}#{ordinal}"
 
 
-async def index_state(tx: AsyncManagedTransaction, tenant: str, id: str) -> IndexState | None:
-    record = await (await tx.run(INDEX_STATE, tenant=tenant, id=id)).single()
-    if record is None:
-        return None
-    chunks = [StoredChunk(c["hash"], c["embedding"], c["ownerKey"]) for c in record["chunks"] if c is not None]
-    return IndexState(record["itemHash"], chunks)
+async def index_states(tx: AsyncManagedTransaction, tenant: str, ids: list[str]) -> dict[str, IndexState]:
+    """What the index holds for each of these items (an item that no longer exists is absent)."""
+    result = await tx.run(INDEX_STATES, tenant=tenant, ids=ids)
+    states: dict[str, IndexState] = {}
+    async for record in result:
+        stored = sorted((c for c in record["chunks"] if c is not None), key=lambda c: (c["ordinal"] is None,
+                                                                                         c["ordinal"] or 0))
+        chunks = [StoredChunk(c["hash"], c["embedding"], c["ownerKey"]) for c in stored]
+        states[record["id"]] = IndexState(record["itemHash"], chunks)
+    return states
 
 
 async def replace_chunks(
-    tx: AsyncManagedTransaction, tenant: str, id: str, rows: list[dict[str, Any]], label: str, model: str
+    tx: AsyncManagedTransaction, tenant: str, items: list[tuple[str, list[dict[str, Any]]]], label: str, model: str
 ) -> None:
-    """Make the item's chunks exactly `rows` (ordinal, heading, text, hash, embedding or None)."""
-    await (await tx.run(DELETE_STALE_CHUNKS, tenant=tenant, id=id, count=len(rows))).consume()
+    """Make each item's chunks exactly its rows (ordinal, heading, text, hash, embedding or None)."""
+    counts = [{"id": id, "count": len(rows)} for id, rows in items]
+    await (await tx.run(DELETE_STALE_CHUNKS, tenant=tenant, items=counts)).consume()
+    rows = [{**row, "itemId": id, "id": chunk_id(id, row["ordinal"])} for id, item_rows in items for row in item_rows]
     if rows:
-        rows = [{**row, "id": chunk_id(id, row["ordinal"])} for row in rows]
-        await (await tx.run(UPSERT_CHUNKS, tenant=tenant, id=id, rows=rows, label=label, model=model)).consume()
+        await (await tx.run(UPSERT_CHUNKS, tenant=tenant, rows=rows, label=label, model=model)).consume()
 
 
-async def set_item_embedding(
-    tx: AsyncManagedTransaction, tenant: str, id: str, embedding: list[float], label: str, model: str, hash: str
+async def set_item_embeddings(
+    tx: AsyncManagedTransaction, tenant: str, rows: list[dict[str, Any]], label: str, model: str
 ) -> None:
-    await (await tx.run(SET_ITEM_EMBEDDING, tenant=tenant, id=id, embedding=embedding, label=label, model=model,
-                        hash=hash)).consume()
+    """Rows {id, embedding, hash}: each item's own vector, under the label of its dimension."""
+    await (await tx.run(SET_ITEM_EMBEDDINGS, tenant=tenant, rows=rows, label=label, model=model)).consume()
 
 
 async def clear_item_embedding(tx: AsyncManagedTransaction, tenant: str, id: str) -> None:

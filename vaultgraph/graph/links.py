@@ -1,4 +1,5 @@
-"""Cypher for typed edges: wikilink diffing, ghost binding, manual links, pages, counts and BFS levels.
+"""Cypher for typed edges: manual links, pages, counts and BFS levels (the wikilink diff and ghost binding, which
+take many items at once, are graph/wikilinks.py).
 
 Edges are native relationship types (validated before they reach a query; see services/links.py). A ghost is a
 `:Ghost {tenantId, ref}` placeholder: edges to it show in outgoing lists, never in traversal or the graph view.
@@ -35,10 +36,6 @@ class WriteCount:
         self.properties += counters.properties_set
 
 
-WIKILINK_REFS = """
-MATCH (:Item {tenantId: $tenant, id: $id})-[r:WIKILINK {origin: 'wikilink'}]->() RETURN r.ref AS ref
-"""
-
 def drop_if_orphan(ghost: str) -> str:
     """Cypher that deletes the ghost bound to `ghost` if no edge points at it any more. It takes the ghost's write
     lock first (`SET … REMOVE`) and only then looks: a concurrent save that links to it holds that lock until it
@@ -49,45 +46,11 @@ def drop_if_orphan(ghost: str) -> str:
             f"DELETE {ghost}\n")
 
 
-REMOVE_WIKILINKS = """
-MATCH (:Item {tenantId: $tenant, id: $id})-[r:WIKILINK {origin: 'wikilink'}]->(t)
-WHERE NOT r.ref IN $keep
-DELETE r
-WITH DISTINCT t WHERE t:Ghost
-""" + drop_if_orphan("t")
-
-UPDATE_WIKILINKS = """
-UNWIND $rows AS row
-MATCH (:Item {tenantId: $tenant, id: $id})-[r:WIKILINK {origin: 'wikilink', ref: row.ref}]->()
-WHERE coalesce(r.label, '') <> coalesce(row.label, '') OR coalesce(r.heading, '') <> coalesce(row.heading, '')
-   OR coalesce(r.context, '') <> coalesce(row.context, '') OR coalesce(r.target, '') <> row.target
-   OR coalesce(r.embed, false) <> row.embed OR coalesce(r.count, 1) <> row.count
-SET r.label = row.label, r.heading = row.heading, r.context = row.context, r.target = row.target,
-    r.embed = row.embed, r.count = row.count
-"""
-
-# Outgoing pass, step 1: candidate notes by full slug or by last slug segment (Obsidian's order is applied in
-# Python: exact path, then the source's folder, then the shortest path), in the owners the source may link to.
-NOTE_TARGETS = """
-UNWIND $rows AS row
-MATCH (t:Note {tenantId: $tenant, slugName: row.name})
-WHERE t.ownerKey IN $targetOwners
-RETURN row.ref AS ref, t.id AS id, t.slug AS slug, t.ownerKey AS ownerKey
-"""
-
-# Outgoing pass, step 2: documents by path or basename (GoClaw's order is applied in Python on these candidates).
-DOCUMENT_TARGETS = """
-UNWIND $rows AS row
-MATCH (d:Document {tenantId: $tenant})
-WHERE d.deletedAt IS NULL AND d.ownerKey IN $targetOwners
-  AND (d.pathLower IN row.paths OR d.basenameLower IN row.basenames)
-RETURN row.ref AS ref, d.id AS id, d.path AS path
-"""
-
+# New edges, each row {sourceId, type, ref, targetId, props}: to its target, or to the ghost of its ref.
 CREATE_RESOLVED = """
 CYPHER 25
 UNWIND $rows AS row
-MATCH (s:Item {tenantId: $tenant, id: $id}), (t:Item {tenantId: $tenant, id: row.targetId})
+MATCH (s:Item {tenantId: $tenant, id: row.sourceId}), (t:Item {tenantId: $tenant, id: row.targetId})
 CREATE (s)-[r:$(row.type)]->(t)
 SET r = row.props, r.createdAt = datetime()
 """
@@ -95,48 +58,10 @@ SET r = row.props, r.createdAt = datetime()
 CREATE_GHOSTED = """
 CYPHER 25
 UNWIND $rows AS row
-MATCH (s:Item {tenantId: $tenant, id: $id})
+MATCH (s:Item {tenantId: $tenant, id: row.sourceId})
 MERGE (g:Ghost {tenantId: $tenant, ref: row.ref})
 CREATE (s)-[r:$(row.type)]->(g)
 SET r = row.props, r.createdAt = datetime()
-"""
-
-# Incoming pass: ghosts whose ref names this item bind to it; an exact match also reclaims a fuzzy guess.
-BIND_GHOSTS = """
-CYPHER 25
-MATCH (n:Item {tenantId: $tenant, id: $id})
-MATCH (g:Ghost {tenantId: $tenant})<-[r]-(s:Item {tenantId: $tenant})
-WHERE g.ref IN $refs AND (s.ownerKey = n.ownerKey OR n.ownerKey = 'shared')
-CALL (s, r, n) { CREATE (s)-[b:$(type(r))]->(n) SET b = properties(r) }
-DELETE r
-WITH DISTINCT g
-""" + drop_if_orphan("g")
-
-RECLAIM_GUESSES = """
-CYPHER 25
-MATCH (n:Item {tenantId: $tenant, id: $id})
-MATCH (s:Item {tenantId: $tenant})-[r {guessed: true}]->(other:Item)
-WHERE r.ref IN $refs AND other.id <> n.id AND (s.ownerKey = n.ownerKey OR n.ownerKey = 'shared')
-CALL (s, r, n) { CREATE (s)-[b:$(type(r))]->(n) SET b = properties(r), b.confidence = null, b.guessed = null }
-DELETE r
-"""
-
-# A new or renamed note may be a better target than the note a wikilink is bound to now (Obsidian's order is
-# decided in Python); these are the bound wikilinks that name it.
-BOUND_BY_NAME = """
-MATCH (n:Item:Note {tenantId: $tenant, id: $id})
-MATCH (s:Item {tenantId: $tenant})-[r:WIKILINK {origin: 'wikilink'}]->(t:Note {tenantId: $tenant})
-WHERE r.ref IN $refs AND t.id <> n.id AND r.guessed IS NULL AND t.ownerKey = n.ownerKey
-RETURN r.id AS linkId, r.ref AS ref, s.slug AS sourceSlug, t.slug AS targetSlug, t.id AS targetId
-"""
-
-MOVE_LINKS = """
-CYPHER 25
-UNWIND $linkIds AS linkId
-MATCH (s:Item {tenantId: $tenant})-[r {id: linkId}]->(:Item)
-MATCH (n:Item {tenantId: $tenant, id: $id})
-CALL (s, r, n) { CREATE (s)-[b:$(type(r))]->(n) SET b = properties(r) }
-DELETE r
 """
 
 # Hard delete: inbound edges go back to ghosts keyed by their authored ref, so they re-bind if it comes back.
@@ -255,33 +180,8 @@ WITH s, r, t ORDER BY r.createdAt, r.id LIMIT $limit
 RETURN s.id AS sourceId, t.id AS targetId, """ + link_map("r") + " AS r"
 
 
-async def wikilink_refs(tx: AsyncManagedTransaction, tenant: str, id: str) -> set[str]:
-    result = await tx.run(WIKILINK_REFS, tenant=tenant, id=id)
-    return {record["ref"] async for record in result}
-
-
 async def run_counted(tx: AsyncManagedTransaction, writes: WriteCount, query: str, **params: Any) -> None:
     await writes.add(await tx.run(query, **params))
-
-
-async def bound_by_name(tx: AsyncManagedTransaction, tenant: str, id: str, refs: list[str]) -> list[dict[str, Any]]:
-    result = await tx.run(BOUND_BY_NAME, tenant=tenant, id=id, refs=refs)
-    return [dict(record) async for record in result]
-
-
-async def note_targets(
-    tx: AsyncManagedTransaction, tenant: str, rows: list[dict[str, str]], target_owners: list[str]
-) -> list[dict[str, Any]]:
-    """`rows`: {ref, name} where name is the ref's last segment."""
-    result = await tx.run(NOTE_TARGETS, tenant=tenant, rows=rows, targetOwners=target_owners)
-    return [dict(record) async for record in result]
-
-
-async def document_targets(
-    tx: AsyncManagedTransaction, tenant: str, rows: list[dict[str, Any]], target_owners: list[str]
-) -> list[dict[str, Any]]:
-    result = await tx.run(DOCUMENT_TARGETS, tenant=tenant, rows=rows, targetOwners=target_owners)
-    return [dict(record) async for record in result]
 
 
 async def link_by_id(tx: AsyncManagedTransaction, tenant: str, link_id: str) -> Link | None:

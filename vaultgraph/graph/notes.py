@@ -20,29 +20,53 @@ WHERE $ownerKeys IS NULL OR n.ownerKey IN $ownerKeys
 WITH n ORDER BY CASE n.ownerKey WHEN $preferOwner THEN 0 WHEN 'shared' THEN 1 ELSE 2 END LIMIT 1
 RETURN """ + _NOTE
 
-SLUG_HOLDER = """
-MATCH (n:Note {tenantId: $tenant, ownerKey: $ownerKey, slug: $slug}) WHERE n.id <> $id
-RETURN n.id AS id, n.title AS title
+# The save, for a batch of drafts (one save is a batch of one): what the drafts' ids and slugs hold now, then the
+# new notes and the updates, each one `UNWIND` statement (services/notes.py decides in Python who gets what).
+NOTES_BY_IDS = "UNWIND $ids AS id MATCH (n:Item:Note {tenantId: $tenant, id: id}) RETURN " + _NOTE
+
+SLUG_HOLDERS = """
+UNWIND $keys AS key
+MATCH (n:Note {tenantId: $tenant, ownerKey: key.ownerKey, slug: key.slug})
+RETURN n.ownerKey AS ownerKey, n.slug AS slug, n.id AS id, n.title AS title
 """
 
-CREATE_NOTE = """
-CREATE (n:Item:Note {id: $id, tenantId: $tenant, scope: $scope, agentId: $agentId, teamId: $teamId,
-                     ownerKey: $ownerKey, createdByAgentId: $createdBy, indexed: false,
+# Rows come back in the order they went in; `i` says which.
+CREATE_NOTES = """
+UNWIND range(0, size($rows) - 1) AS i
+WITH i, $rows[i] AS row
+CREATE (n:Item:Note {id: row.id, tenantId: $tenant, scope: row.scope, agentId: row.agentId, teamId: row.teamId,
+                     ownerKey: row.ownerKey, createdByAgentId: $createdBy, indexed: false,
                      createdAt: datetime(), updatedAt: datetime()})
-SET n += $props
-RETURN """ + _NOTE
+SET n += row.props
+RETURN i, """ + _NOTE
 
-UPDATE_NOTE = """
-MATCH (n:Item:Note {tenantId: $tenant, id: $id})
-SET n += $props, n.updatedAt = datetime()
-RETURN """ + _NOTE
+UPDATE_NOTES = """
+UNWIND range(0, size($rows) - 1) AS i
+WITH i, $rows[i] AS row
+MATCH (n:Item:Note {tenantId: $tenant, id: row.id})
+SET n += row.props, n.updatedAt = datetime()
+RETURN i, """ + _NOTE
 
 SET_ARCHIVED = """
 MATCH (n:Item:Note {tenantId: $tenant, id: $id})
 SET n.archivedAt = CASE WHEN $archived THEN datetime() ELSE null END, n.updatedAt = datetime()
 RETURN """ + _NOTE
 
-SET_INDEXED = "MATCH (n:Item:Note {tenantId: $tenant, id: $id}) SET n.indexed = $indexed"
+SET_INDEXED = """
+UNWIND $rows AS row
+MATCH (n:Item:Note {tenantId: $tenant, id: row.id}) SET n.indexed = row.indexed
+"""
+
+# A vault import's lookup of many paths at once: for each slug, the note `note_by_slug` would give.
+NOTES_BY_SLUGS = """
+UNWIND $slugs AS slug
+CALL (slug) {
+  MATCH (n:Note {tenantId: $tenant, slug: slug})
+  WHERE $ownerKeys IS NULL OR n.ownerKey IN $ownerKeys
+  WITH n ORDER BY CASE n.ownerKey WHEN $preferOwner THEN 0 WHEN 'shared' THEN 1 ELSE 2 END LIMIT 1
+  RETURN n
+}
+RETURN """ + _NOTE
 
 # Keyset pagination on (updatedAt desc, id): the newest first, stable while notes are saved.
 # The list filters, shared by the page and its total so the two never disagree.
@@ -85,21 +109,46 @@ async def note_by_slug(
     return note_from_node(record["n"]) if record else None
 
 
-async def slug_holder(
-    tx: AsyncManagedTransaction, tenant: str, owner_key: str, slug: str, id: str
-) -> dict[str, Any] | None:
-    record = await (await tx.run(SLUG_HOLDER, tenant=tenant, ownerKey=owner_key, slug=slug, id=id)).single()
-    return dict(record) if record else None
+async def notes_by_ids(tx: AsyncManagedTransaction, tenant: str, ids: list[str]) -> dict[str, Note]:
+    result = await tx.run(NOTES_BY_IDS, tenant=tenant, ids=ids)
+    notes = [note_from_node(record["n"]) async for record in result]
+    return {note.id: note for note in notes}
 
 
-async def create_note(tx: AsyncManagedTransaction, **params: Any) -> Note:
-    record = await (await tx.run(CREATE_NOTE, **params)).single(strict=True)
-    return note_from_node(record["n"])
+async def slug_holders(
+    tx: AsyncManagedTransaction, tenant: str, keys: list[tuple[str, str]]
+) -> dict[tuple[str, str], tuple[str, str]]:
+    """(ownerKey, slug) → (id, title) of the note holding it, for those held."""
+    result = await tx.run(SLUG_HOLDERS, tenant=tenant, keys=[{"ownerKey": o, "slug": s} for o, s in keys])
+    return {(record["ownerKey"], record["slug"]): (record["id"], record["title"]) async for record in result}
 
 
-async def update_note(tx: AsyncManagedTransaction, tenant: str, id: str, props: dict[str, Any]) -> Note:
-    record = await (await tx.run(UPDATE_NOTE, tenant=tenant, id=id, props=props)).single(strict=True)
-    return note_from_node(record["n"])
+async def create_notes(
+    tx: AsyncManagedTransaction, tenant: str, created_by: str | None, rows: list[dict[str, Any]]
+) -> list[Note]:
+    """Rows {id, scope, agentId, teamId, ownerKey, props}; the notes in the same order."""
+    result = await tx.run(CREATE_NOTES, tenant=tenant, createdBy=created_by, rows=rows)
+    return _in_order([(record["i"], note_from_node(record["n"])) async for record in result], len(rows))
+
+
+async def update_notes(tx: AsyncManagedTransaction, tenant: str, rows: list[dict[str, Any]]) -> list[Note]:
+    """Rows {id, props}; the notes in the same order."""
+    result = await tx.run(UPDATE_NOTES, tenant=tenant, rows=rows)
+    return _in_order([(record["i"], note_from_node(record["n"])) async for record in result], len(rows))
+
+
+def _in_order(numbered: list[tuple[int, Note]], expected: int) -> list[Note]:
+    if len(numbered) != expected:
+        raise RuntimeError(f"expected {expected} notes back, got {len(numbered)}")
+    return [note for _, note in sorted(numbered, key=lambda pair: pair[0])]
+
+
+async def notes_by_slugs(
+    tx: AsyncManagedTransaction, tenant: str, slugs: list[str], owner_keys: list[str] | None, prefer_owner: str
+) -> dict[str, Note]:
+    result = await tx.run(NOTES_BY_SLUGS, tenant=tenant, slugs=slugs, ownerKeys=owner_keys, preferOwner=prefer_owner)
+    notes = [note_from_node(record["n"]) async for record in result]
+    return {note.slug: note for note in notes}
 
 
 async def set_archived(tx: AsyncManagedTransaction, tenant: str, id: str, archived: bool) -> Note | None:
@@ -107,8 +156,9 @@ async def set_archived(tx: AsyncManagedTransaction, tenant: str, id: str, archiv
     return note_from_node(record["n"]) if record else None
 
 
-async def set_indexed(tx: AsyncManagedTransaction, tenant: str, id: str, indexed: bool) -> None:
-    await (await tx.run(SET_INDEXED, tenant=tenant, id=id, indexed=indexed)).consume()
+async def set_indexed(tx: AsyncManagedTransaction, tenant: str, indexed: dict[str, bool]) -> None:
+    rows = [{"id": id, "indexed": value} for id, value in indexed.items()]
+    await (await tx.run(SET_INDEXED, tenant=tenant, rows=rows)).consume()
 
 
 async def notes_page(tx: AsyncManagedTransaction, **params: Any) -> list[Note]:

@@ -1,5 +1,8 @@
 """Obsidian vaults: import every markdown file through the note save pipeline, and export notes back as files.
 
+Notes go in through the bulk save (`NoteService.save_many`): a run of files is read, looked up by slug in one
+statement, and saved a batch per transaction, with the end state of saving them one by one.
+
 The graph is authoritative: on import, a file whose body differs from its note is a conflict, reported and skipped
 unless `force`. Other files (images, PDFs, canvases) become documents, so `![[diagram.png]]` resolves as in
 Obsidian. Limits are those of a workspace scan; hidden folders, `node_modules` and symlinks are skipped.
@@ -8,14 +11,14 @@ Obsidian. Limits are those of a workspace scan; hidden folders, `node_modules` a
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 import structlog
 
 from vaultgraph.domain import Note, Principal
-from vaultgraph.errors import Conflict, Forbidden, InvalidInput, LimitExceeded, NotFound
+from vaultgraph.errors import AppError, Conflict, Forbidden, InvalidInput, LimitExceeded, NotFound
 from vaultgraph.file_walk import walk_files
 from vaultgraph.services.documents import DocumentDraft, DocumentService
 from vaultgraph.services.notes import NoteDraft, NoteFilter, NoteService
@@ -51,6 +54,41 @@ def _write_inside(root: Path, relative: str, data: bytes) -> bool:
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_bytes(data)
     return True
+
+
+def _slug(relative: str) -> str | None:
+    try:
+        return slugify(relative[:-3])
+    except ValueError:
+        return None
+
+
+def _chunks(files: list[tuple[str, Path]], size: int) -> Iterator[list[tuple[str, Path]]]:
+    """Runs of at most `size` files in which no note's slug comes twice: a file whose path makes the slug of an
+    earlier one must find that note in the graph, as it would one file at a time."""
+    chunk: list[tuple[str, Path]] = []
+    slugs: set[str] = set()
+    for relative, path in files:
+        slug = _slug(relative) if relative.lower().endswith(".md") else None
+        if len(chunk) >= size or (slug is not None and slug in slugs):
+            yield chunk
+            chunk, slugs = [], set()
+        chunk.append((relative, path))
+        if slug is not None:
+            slugs.add(slug)
+    if chunk:
+        yield chunk
+
+
+def _read_texts(paths: list[Path]) -> list[str | Exception]:
+    """Each file as UTF-8 text, or the error that kept it from being read."""
+    texts: list[str | Exception] = []
+    for path in paths:
+        try:
+            texts.append(path.read_bytes().decode("utf-8"))
+        except (OSError, UnicodeDecodeError) as exc:
+            texts.append(exc)
+    return texts
 
 
 def note_path(note: Note) -> str:
@@ -91,58 +129,81 @@ class VaultService:
         # File system walks and reads run in a thread so the event loop keeps serving.
         files, skipped = await asyncio.to_thread(walk_files, root)
         report = VaultReport(files=len(files), skipped=skipped)
-        for done, (relative, path) in enumerate(files, start=1):
-            if progress is not None:
-                progress(done, len(files), relative)
-            try:
-                if relative.lower().endswith(".md"):
-                    await self._import_note(principal, relative, path, force, report)
-                else:
-                    await self._import_attachment(principal, relative, path, report)
-            except (OSError, UnicodeDecodeError) as exc:
-                report.skipped.append((relative, f"unreadable: {exc}"))
-            except (InvalidInput, LimitExceeded) as exc:
-                report.skipped.append((relative, exc.message))
+        done = 0
+        for chunk in _chunks(files, self.notes.batch_size):
+            await self._import_chunk(principal, chunk, force, report)
+            for relative, _ in chunk:
+                done += 1
+                if progress is not None:
+                    progress(done, len(files), relative)
         log.info("vault imported", root=str(root), files=report.files, created=len(report.created),
                  updated=len(report.updated), unchanged=len(report.unchanged), conflicts=len(report.conflicts))
         return report
 
-    async def _import_note(self, principal: Principal, relative: str, path: Path, force: bool,
-                           report: VaultReport) -> None:
-        body = (await asyncio.to_thread(path.read_bytes)).decode("utf-8")
-        slug = slugify(relative[:-3])
-        try:
-            existing = await self.notes.get_by_slug(principal, slug)
-        except NotFound:
-            existing = None
-        if existing is not None:
-            if existing.body == body:
-                report.unchanged.append(relative)
-                return
-            if not force:
-                report.conflicts.append(relative)
-                return
-        draft = NoteDraft(title=PurePosixPath(relative).stem, slug=slug, body=body, vault_path=relative,
-                          id=existing.id if existing else None)
-        try:
-            await self.notes.save(principal, draft)
-        except Conflict:
-            report.conflicts.append(relative)
-            return
-        (report.updated if existing else report.created).append(relative)
+    async def _import_chunk(self, principal: Principal, chunk: list[tuple[str, Path]], force: bool,
+                            report: VaultReport) -> None:
+        """Import a run of files: attachments one by one, notes through the bulk save (`save_many`). Outcomes are
+        reported in file order."""
+        outcomes: dict[str, tuple[str, str | None]] = {}  # relative path → (report list, why when skipped)
+        for relative, path in chunk:
+            if not relative.lower().endswith(".md"):
+                try:
+                    outcomes[relative] = (await self._import_attachment(principal, relative, path), None)
+                except (OSError, UnicodeDecodeError) as exc:
+                    outcomes[relative] = ("skipped", f"unreadable: {exc}")
+                except (InvalidInput, LimitExceeded) as exc:
+                    outcomes[relative] = ("skipped", exc.message)
+        notes = [(relative, path) for relative, path in chunk if relative.lower().endswith(".md")]
+        bodies = await asyncio.to_thread(_read_texts, [path for _, path in notes])
+        readable: list[tuple[str, str, str]] = []  # relative, slug, body
+        for (relative, _), body in zip(notes, bodies, strict=True):
+            if isinstance(body, Exception):
+                outcomes[relative] = ("skipped", f"unreadable: {body}")
+            elif (slug := _slug(relative)) is None:
+                outcomes[relative] = ("skipped", "no slug can be made from this path")
+            else:
+                readable.append((relative, slug, body))
+        existing = await self.notes.find_by_slugs(principal, sorted({slug for _, slug, _ in readable}))
+        drafts: list[tuple[str, bool, NoteDraft]] = []
+        for relative, slug, body in readable:
+            note = existing.get(slug)
+            if note is not None and note.body == body:
+                outcomes[relative] = ("unchanged", None)
+            elif note is not None and not force:
+                outcomes[relative] = ("conflicts", None)
+            else:
+                drafts.append((relative, note is not None, NoteDraft(
+                    title=PurePosixPath(relative).stem, slug=slug, body=body, vault_path=relative,
+                    id=note.id if note else None)))
+        saved = await self.notes.save_many(principal, [draft for _, _, draft in drafts])
+        for (relative, updated, _), outcome in zip(drafts, saved, strict=True):
+            if isinstance(outcome, Conflict):
+                outcomes[relative] = ("conflicts", None)
+            elif isinstance(outcome, (InvalidInput, LimitExceeded)):
+                outcomes[relative] = ("skipped", outcome.message)
+            elif isinstance(outcome, AppError):
+                raise outcome
+            else:
+                outcomes[relative] = ("updated" if updated else "created", None)
+        for relative, _ in chunk:
+            kind, why = outcomes[relative]
+            if kind == "skipped":
+                report.skipped.append((relative, why or ""))
+            else:
+                getattr(report, kind).append(relative)
 
-    async def _import_attachment(self, principal: Principal, relative: str, path: Path, report: VaultReport) -> None:
+    async def _import_attachment(self, principal: Principal, relative: str, path: Path) -> str:
+        """The report list the file goes to."""
         try:
             await self.documents.get_by_path(principal, relative)
-            report.unchanged.append(relative)
-            return
+            return "unchanged"
         except NotFound:
             pass
         data = await asyncio.to_thread(path.read_bytes)
         await self.documents.create(principal, DocumentDraft(path=relative, content="", data=data,
                                                              title=PurePosixPath(relative).name,
                                                              doc_type="attachment"))
-        report.attachments.append(relative)
+        return "attachments"
 
     async def export_vault(self, principal: Principal, root: Path) -> ExportReport:
         """Write every visible active note as a markdown file (its body as stored, frontmatter included)."""

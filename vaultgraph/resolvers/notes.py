@@ -7,6 +7,7 @@ import strawberry
 from vaultgraph.errors import InvalidInput
 from vaultgraph.schema.context import Info
 from vaultgraph.schema.inputs import DeletePayload, NoteInput, SaveNotePayload
+from vaultgraph.schema.prefetch import connection_asks, page_item_fields, prime, whole_reads
 from vaultgraph.schema.types import Note, NoteConnection, Scope, TagCount
 from vaultgraph.services.notes import NoteDraft, NoteFilter, SaveResult
 
@@ -24,6 +25,12 @@ async def note(info: Info, id: strawberry.ID | None = None, slug: str | None = N
     ctx = info.context
     if (id is None) == (slug is None):
         raise InvalidInput("id", "give exactly one of `id` or `slug`")
+    asks = connection_asks(info.selected_fields)
+    if asks:  # the note and the link connections it is asked for: one statement
+        found, answers = await whole_reads(ctx.services).note(
+            ctx.principal, asks, id=str(id) if id is not None else None, slug=slug)
+        prime(ctx.loaders, found.id, asks, answers)
+        return Note.from_domain(found)
     if id is not None:
         return Note.from_domain(await ctx.services.notes.get(ctx.principal, str(id)))
     return Note.from_domain(await ctx.services.notes.get_by_slug(ctx.principal, str(slug)))
@@ -42,7 +49,12 @@ async def notes(
     """Notes, most recently updated first, a page at a time."""
     ctx = info.context
     filters = NoteFilter(scope=scope, kind=kind, tag=tag, pinned=pinned, include_archived=include_archived)
-    return NoteConnection.from_page(await ctx.services.notes.page(ctx.principal, filters, first, after))
+    # The page, its total and the link connections its notes are asked for: one statement.
+    asks = connection_asks(page_item_fields(info.selected_fields))
+    page, answers = await whole_reads(ctx.services).notes_page(ctx.principal, filters, first, after, asks)
+    for note_id, note_answers in answers.items():
+        prime(ctx.loaders, note_id, asks, note_answers)
+    return NoteConnection.from_page(page)
 
 
 async def tags(info: Info) -> list[TagCount]:

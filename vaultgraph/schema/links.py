@@ -2,15 +2,36 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable
+from collections.abc import Callable
 from datetime import datetime
+from typing import TypeVar, cast
 
 import strawberry
+from strawberry.dataloader import DataLoader
 
 from vaultgraph import domain
 from vaultgraph.schema.context import Info
 from vaultgraph.schema.loaders import CountKey, PageKey
 from vaultgraph.schema.types import Direction, Document, Item, LinkOrigin, Node, Note, PageInfo, item_type
+
+K = TypeVar("K")
+V = TypeVar("V")
+R = TypeVar("R")
+
+
+def _now_or_later(loader: DataLoader[K, V], key: K, then: Callable[[V], R]) -> R:
+    """`then(value)` at once when the loader holds the value already (read ahead with the item, see
+    schema/prefetch.py, or loaded by an earlier field), else an awaitable of it. A resolver may return either:
+    graphql-core awaits what is awaitable, and a field answered at once costs no coroutine and no task (a list of
+    100 items with an async field each costs 100 tasks)."""
+    future = loader.cache_map.get(key)
+    if future is not None and future.done() and not future.cancelled() and future.exception() is None:
+        return then(future.result())
+
+    async def later() -> R:
+        return then(await loader.load(key))
+
+    return cast(R, later())
 
 
 @strawberry.type(description="A typed edge between items. `to` is null while it points at a ghost (unresolved ref).")
@@ -25,22 +46,20 @@ class Link(Node):
     created_at: datetime
     _domain: strawberry.Private[domain.Link]
 
+    # `from` and `to` answer at once when the statement that listed the link brought its endpoint (it mostly does).
     @strawberry.field(name="from", description="The item the link starts at.")
-    async def source(self, info: Info) -> Item:
+    def source(self, info: Info) -> Item:
         if self._domain.source is not None:
             return item_type(self._domain.source)
-        item = await info.context.loaders.items.load(self._domain.source_id)
-        assert item is not None  # a link is only listed when its source is visible
-        return item_type(item)
+        return _now_or_later(info.context.loaders.items, self._domain.source_id, _visible_source)
 
     @strawberry.field(name="to", description="The item the link points at; null for a ghost.")
-    async def target(self, info: Info) -> Item | None:
+    def target(self, info: Info) -> Item | None:
         if self._domain.target is not None:
             return item_type(self._domain.target)
         if self._domain.target_id is None:
             return None
-        item = await info.context.loaders.items.load(self._domain.target_id)
-        return item_type(item) if item else None
+        return _now_or_later(info.context.loaders.items, self._domain.target_id, _maybe_item)
 
     @strawberry.field(description="True while the link points at nothing yet.")
     def is_ghost(self) -> bool:
@@ -51,6 +70,15 @@ class Link(Node):
         return cls(id=strawberry.ID(link.id), type=link.type, ref=link.ref, label=link.label, heading=link.heading,
                    context=link.context, origin=link.origin, confidence=link.confidence,
                    created_at=link.created_at, _domain=link)
+
+
+def _visible_source(item: domain.Item | None) -> Item:
+    assert item is not None  # a link is only listed when its source is visible
+    return item_type(item)
+
+
+def _maybe_item(item: domain.Item | None) -> Item | None:
+    return item_type(item) if item else None
 
 
 @strawberry.type
@@ -67,30 +95,45 @@ class LinkConnection:
     # a totalCount alone (a list of items with their counts) stays the cheap count statement.
     with_totals: strawberry.Private[bool] = False
 
-    def _page(self, info: Info) -> Awaitable[domain.Page[domain.Link]]:
+    # Each field answers at once when its page or count is in the loaders already (see `_now_or_later`).
+    def _page(self, info: Info, then: Callable[[domain.Page[domain.Link]], R]) -> R:
         loaders = info.context.loaders
-        return (loaders.link_pages_with_totals if self.with_totals else loaders.link_pages).load(self.page_key)
+        return _now_or_later(loaders.link_pages_with_totals if self.with_totals else loaders.link_pages,
+                             self.page_key, then)
 
     @strawberry.field
-    async def edges(self, info: Info) -> list[LinkEdge]:
-        page = await self._page(info)
-        return [LinkEdge(cursor=cursor, node=Link.from_domain(link)) for cursor, link in page.items]
+    def edges(self, info: Info) -> list[LinkEdge]:
+        return self._page(info, _edges)
 
     @strawberry.field
-    async def nodes(self, info: Info) -> list[Link]:
-        page = await self._page(info)
-        return [Link.from_domain(link) for _, link in page.items]
+    def nodes(self, info: Info) -> list[Link]:
+        return self._page(info, _nodes)
 
     @strawberry.field
-    async def page_info(self, info: Info) -> PageInfo:
-        page = await self._page(info)
-        return PageInfo(has_next_page=page.has_next_page, end_cursor=page.items[-1][0] if page.items else None)
+    def page_info(self, info: Info) -> PageInfo:
+        return self._page(info, _page_info)
 
     @strawberry.field(description="All links matching the filters, across pages.")
-    async def total_count(self, info: Info) -> int:
+    def total_count(self, info: Info) -> int:
         if self.with_totals:
-            return (await self._page(info)).total_count
-        return await info.context.loaders.link_counts.load(self.count_key)
+            return self._page(info, _total)
+        return _now_or_later(info.context.loaders.link_counts, self.count_key, int)
+
+
+def _edges(page: domain.Page[domain.Link]) -> list[LinkEdge]:
+    return [LinkEdge(cursor=cursor, node=Link.from_domain(link)) for cursor, link in page.items]
+
+
+def _nodes(page: domain.Page[domain.Link]) -> list[Link]:
+    return [Link.from_domain(link) for _, link in page.items]
+
+
+def _page_info(page: domain.Page[domain.Link]) -> PageInfo:
+    return PageInfo(has_next_page=page.has_next_page, end_cursor=page.items[-1][0] if page.items else None)
+
+
+def _total(page: domain.Page[domain.Link]) -> int:
+    return page.total_count
 
 
 @strawberry.type(description="A node a traversal reached: how deep, and the link it came by, so a path can be drawn.")

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from datetime import date, datetime
-from typing import TYPE_CHECKING, Annotated, Any, TypeAlias, cast
+from typing import TYPE_CHECKING, Annotated, TypeAlias, cast
 
 import strawberry
+from graphql import FieldNode, FragmentSpreadNode, InlineFragmentNode, SelectionSetNode
 from strawberry.scalars import JSON
-from strawberry.types.nodes import SelectedField
 
 from vaultgraph import domain
 from vaultgraph.schema.context import Info
@@ -39,14 +39,24 @@ class Node:
 _PAGE_FIELDS = frozenset({"edges", "nodes", "pageInfo"})
 
 
-def _selected_names(selections: list[Any]) -> set[str]:
-    """Field names selected on a connection, through fragments."""
+def _selected_names(info: Info) -> set[str]:
+    """Field names selected on a connection, through fragments: read off the operation's syntax tree, not
+    strawberry's `selected_fields` (which converts the whole sub-selection, arguments and all, on every call: once
+    per item of a list)."""
+    raw = info._raw_info
     names: set[str] = set()
-    for selection in selections:
-        if isinstance(selection, SelectedField):
-            names.add(selection.name)
-        else:
-            names |= _selected_names(selection.selections)
+
+    def walk(selection_set: SelectionSetNode | None) -> None:
+        for selection in selection_set.selections if selection_set else ():
+            if isinstance(selection, FieldNode):
+                names.add(selection.name.value)
+            elif isinstance(selection, InlineFragmentNode):
+                walk(selection.selection_set)
+            elif isinstance(selection, FragmentSpreadNode):
+                walk(raw.fragments[selection.name.value].selection_set)
+
+    for node in raw.field_nodes:
+        walk(node.selection_set)
     return names
 
 
@@ -55,7 +65,7 @@ def _connection(info: Info, item_id: str, outgoing: bool, types: list[str] | Non
     from vaultgraph.schema.links import LinkConnection
 
     key_types = tuple(types) if types else None
-    selected = _selected_names([s for field in info.selected_fields for s in field.selections])
+    selected = _selected_names(info)
     return LinkConnection(page_key=PageKey(item_id, outgoing, key_types, first, after),
                           count_key=CountKey(item_id, outgoing, key_types),
                           with_totals="totalCount" in selected and bool(selected & _PAGE_FIELDS))

@@ -9,7 +9,7 @@ model it is a logged no-op, and nothing here can fail a save.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
 import structlog
@@ -121,12 +121,16 @@ class FuzzyResolver:
         return ghosts
 
 
-def save_hook(indexer: Indexer, resolver: FuzzyResolver) -> Callable[[Principal, Note], Awaitable[bool]]:
-    """NoteService's indexer hook: index the note, then run the fuzzy pass; returns whether the note is indexed."""
+def save_hook(
+    indexer: Indexer, resolver: FuzzyResolver
+) -> Callable[[Principal, Sequence[Note]], Awaitable[list[bool]]]:
+    """NoteService's indexer hook: index the saved notes together, then run the fuzzy pass on each; returns whether
+    each note is indexed."""
 
-    async def hook(principal: Principal, note: Note) -> bool:
-        indexed = await indexer.index_note(principal, note)
-        await resolver.resolve_note(principal, note)
+    async def hook(principal: Principal, notes: Sequence[Note]) -> list[bool]:
+        indexed = await indexer.index_notes(principal, notes)
+        for note in notes:
+            await resolver.resolve_note(principal, note)
         return indexed
 
     return hook

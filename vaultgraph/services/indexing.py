@@ -8,6 +8,7 @@ and a changed long body re-embeds only the chunks whose text changed.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import structlog
@@ -16,6 +17,7 @@ from neo4j import AsyncManagedTransaction
 from vaultgraph.config import Settings
 from vaultgraph.domain import Document, Item, Note, Principal
 from vaultgraph.graph import chunks as cypher
+from vaultgraph.graph.chunks import IndexState
 from vaultgraph.graph.migrations import embedded_label
 from vaultgraph.graph.session import Graph
 from vaultgraph.models.client import ModelClient
@@ -70,8 +72,33 @@ def chunking_policy(settings: Settings) -> ChunkingPolicy:
     return ChunkingPolicy(max_chars=settings.chunk_max_chars, overlap_chars=settings.chunk_overlap_chars)
 
 
+@dataclass(frozen=True, slots=True)
+class _Job:
+    item: Item
+    item_text: str | None  # what the item's own vector reads; None: leave the item's vector as it is
+    body: str  # what its chunks are cut from
+    min_chunks: int
+
+
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    """One item's share of a batch: its chunks, which texts it needs embedded, where they sit in the batch."""
+
+    job: _Job
+    state: IndexState
+    pieces: list[TextChunk]
+    chunk_hashes: list[str]
+    item_hash: str | None
+    new_item_vector: bool
+    wanted: list[int]  # indexes into the batch's texts: the item's own text first if new, then missing chunks
+    missing: list[int]  # chunk positions to embed
+
+
 class Indexer:
-    """Writes vectors and chunks for notes and documents. One per process; stateless between calls."""
+    """Writes vectors and chunks for notes and documents. One per process; stateless between calls.
+
+    Work goes in batches, one item being a batch of one: one read of what the index holds, one embedding call
+    for every text that changed (the same text once), one write transaction."""
 
     def __init__(self, graph: Graph, models: ModelClient, policy: ChunkingPolicy | None = None) -> None:
         self.graph = graph
@@ -79,9 +106,15 @@ class Indexer:
         self.policy = policy or ChunkingPolicy()
 
     async def index_note(self, principal: Principal, note: Note) -> bool:
-        """The save pipeline's hook: True when the note's vector (and chunks) are in place."""
-        report = await self._guarded(note, note_embedding_text(note), strip_frontmatter(note.body), MIN_NOTE_CHUNKS)
-        return report.indexed
+        """True when the note's vector (and chunks) are in place."""
+        [indexed] = await self.index_notes(principal, [note])
+        return indexed
+
+    async def index_notes(self, principal: Principal, notes: Sequence[Note]) -> list[bool]:
+        """The save pipeline's hook (notes of one tenant): for each note, True when its vector and chunks are in
+        place. A failure (the model, the graph) leaves every note of the call saved and not indexed."""
+        jobs = [_Job(n, note_embedding_text(n), strip_frontmatter(n.body), MIN_NOTE_CHUNKS) for n in notes]
+        return [report.indexed for report in await self._guarded(jobs)]
 
     async def index_document(self, document: Document, content: str, item_vector: bool = False) -> IndexReport:
         """Index a document's text as chunks (enrichment calls this once the file is read; safe to call again).
@@ -90,55 +123,80 @@ class Indexer:
         `item_vector=True` writes it here instead, for a caller without that pipeline.
         """
         text = document_embedding_text(document, content) if item_vector else None
-        return await self._guarded(document, text, content, MIN_DOCUMENT_CHUNKS)
+        [report] = await self._guarded([_Job(document, text, content, MIN_DOCUMENT_CHUNKS)])
+        return report
 
-    async def _guarded(self, item: Item, item_text: str | None, body: str, min_chunks: int) -> IndexReport:
-        # Indexing must never fail a save: a model or graph error leaves the item saved and says indexed false.
+    async def _guarded(self, jobs: list[_Job]) -> list[IndexReport]:
+        # Indexing must never fail a save: a model or graph error leaves the items saved and says indexed false.
+        if not jobs:
+            return []
         try:
-            return await self._index(item, item_text, body, min_chunks)
+            return await self._index(jobs)
         except Exception as exc:
-            log.warning("indexing failed", item_id=item.id, tenant=item.tenant_id, error=str(exc)[:300],
-                        exc_info=not hasattr(exc, "code"))
-            return IndexReport(indexed=False, error=str(exc))
+            log.warning("indexing failed", item_id=jobs[0].item.id, items=len(jobs), tenant=jobs[0].item.tenant_id,
+                        error=str(exc)[:300], exc_info=not hasattr(exc, "code"))
+            return [IndexReport(indexed=False, error=str(exc)) for _ in jobs]
 
-    async def _index(self, item: Item, item_text: str | None, body: str, min_chunks: int) -> IndexReport:
+    def _plan(self, job: _Job, state: IndexState, model: str, texts: dict[str, int]) -> _Plan:
+        """Which of the item's texts need a vector (by content hash); new texts join `texts` (text → index)."""
+        pieces = chunk_text(job.body, self.policy)
+        pieces = pieces if len(pieces) >= job.min_chunks else []
+        item_text = job.item_text
+        item_hash = content_hash(model, self.policy, item_text) if item_text is not None else state.item_hash
+        chunk_inputs = [chunk_embedding_text(job.item.title, piece) for piece in pieces]
+        chunk_hashes = [content_hash(model, self.policy, text) for text in chunk_inputs]
+        reusable = {c.hash for c in state.chunks if c.hash and c.embedding is not None}
+        new_item_vector = item_text is not None and state.item_hash != item_hash
+        missing = [i for i, h in enumerate(chunk_hashes) if h not in reusable]
+        needed = ([item_text] if item_text is not None and new_item_vector else []) + [chunk_inputs[i] for i in missing]
+        wanted = [texts.setdefault(text, len(texts)) for text in needed]
+        return _Plan(job, state, pieces, chunk_hashes, item_hash, new_item_vector, wanted, missing)
+
+    async def _index(self, jobs: list[_Job]) -> list[IndexReport]:
+        tenant = jobs[0].item.tenant_id
+        if any(job.item.tenant_id != tenant for job in jobs):
+            raise ValueError("one tenant per indexing call")
         model = self.models.embedding_model_name
         label = embedded_label(self.models.embedding_dimensions)
-        state = await self.graph.read(cypher.index_state, item.tenant_id, item.id)
-        if state is None:
-            return IndexReport(indexed=False, error="the item no longer exists")
-        pieces = chunk_text(body, self.policy)
-        pieces = pieces if len(pieces) >= min_chunks else []
-        item_hash = content_hash(model, self.policy, item_text) if item_text is not None else state.item_hash
-        chunk_inputs = [chunk_embedding_text(item.title, piece) for piece in pieces]
-        chunk_hashes = [content_hash(model, self.policy, text) for text in chunk_inputs]
-        reusable = {c.hash: c.embedding for c in state.chunks if c.hash and c.embedding is not None}
+        states = await self.graph.read(cypher.index_states, tenant, [job.item.id for job in jobs])
+        texts: dict[str, int] = {}
+        plans = [self._plan(job, states[job.item.id], model, texts) if job.item.id in states else None
+                 for job in jobs]
+        vectors = await self.models.embed(list(texts)) if texts else []
 
-        wanted: list[str] = []
-        new_item_vector = item_text is not None and state.item_hash != item_hash
-        if item_text is not None and new_item_vector:
-            wanted.append(item_text)
-        missing = [i for i, h in enumerate(chunk_hashes) if h not in reusable]
-        wanted.extend(chunk_inputs[i] for i in missing)
-        vectors = await self.models.embed(wanted) if wanted else []
-
-        rows = []
-        fresh = iter(vectors[1:] if new_item_vector else vectors)
-        computed = {i: next(fresh) for i in missing}
-        for i, piece in enumerate(pieces):
-            rows.append({"ordinal": piece.ordinal, "heading": piece.heading, "text": piece.text,
-                         "hash": chunk_hashes[i], "embedding": computed.get(i) or reusable.get(chunk_hashes[i])})
-        stored = [(c.hash, c.owner_key) for c in state.chunks]
-        if new_item_vector or stored != [(h, item.owner.key) for h in chunk_hashes]:
-            item_vector = vectors[0] if new_item_vector else None
-            await self.graph.write(self._write, item, rows, item_vector, label, model, item_hash or "")
-        return IndexReport(indexed=True, chunks=len(rows), embedded=len(vectors))
+        reports: list[IndexReport] = []
+        embeddings: list[dict[str, object]] = []
+        chunks: list[tuple[str, list[dict[str, object]]]] = []
+        for plan in plans:
+            if plan is None:
+                reports.append(IndexReport(indexed=False, error="the item no longer exists"))
+                continue
+            item = plan.job.item
+            own = [vectors[i] for i in plan.wanted]
+            fresh = iter(own[1:] if plan.new_item_vector else own)
+            computed = {i: next(fresh) for i in plan.missing}
+            reusable = {c.hash: c.embedding for c in plan.state.chunks if c.hash and c.embedding is not None}
+            rows: list[dict[str, object]] = []
+            for i, piece in enumerate(plan.pieces):
+                rows.append({"ordinal": piece.ordinal, "heading": piece.heading, "text": piece.text,
+                             "hash": plan.chunk_hashes[i],
+                             "embedding": computed.get(i) or reusable.get(plan.chunk_hashes[i])})
+            stored = [(c.hash, c.owner_key) for c in plan.state.chunks]
+            if plan.new_item_vector or stored != [(h, item.owner.key) for h in plan.chunk_hashes]:
+                if plan.new_item_vector:
+                    embeddings.append({"id": item.id, "embedding": own[0], "hash": plan.item_hash or ""})
+                chunks.append((item.id, rows))
+            reports.append(IndexReport(indexed=True, chunks=len(rows), embedded=len(own)))
+        if embeddings or chunks:
+            await self.graph.write(self._write, tenant, embeddings, chunks, label, model)
+        return reports
 
     @staticmethod
     async def _write(
-        tx: AsyncManagedTransaction, item: Item, rows: list[dict[str, object]], item_vector: list[float] | None,
-        label: str, model: str, item_hash: str,
+        tx: AsyncManagedTransaction, tenant: str, embeddings: list[dict[str, object]],
+        chunks: list[tuple[str, list[dict[str, object]]]], label: str, model: str,
     ) -> None:
-        if item_vector is not None:
-            await cypher.set_item_embedding(tx, item.tenant_id, item.id, item_vector, label, model, item_hash)
-        await cypher.replace_chunks(tx, item.tenant_id, item.id, rows, label, model)
+        if embeddings:
+            await cypher.set_item_embeddings(tx, tenant, embeddings, label, model)
+        if chunks:
+            await cypher.replace_chunks(tx, tenant, chunks, label, model)

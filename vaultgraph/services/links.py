@@ -13,7 +13,9 @@ from vaultgraph.domain import Direction, Document, Item, Link, Page, Principal, 
 from vaultgraph.errors import Conflict, InvalidInput, LimitExceeded, NotFound
 from vaultgraph.graph import items as item_cypher
 from vaultgraph.graph import links as cypher
-from vaultgraph.graph.session import AsyncManagedTransaction, Graph
+from vaultgraph.graph import whole_reads
+from vaultgraph.graph.records import link_from_record
+from vaultgraph.graph.session import Graph
 from vaultgraph.services.pagination import decode_cursor, encode_cursor, page_size
 from vaultgraph.services.wikilink_sync import canonical_ref, resolve_refs, safe_slug
 from vaultgraph.workspace import Workspace
@@ -38,6 +40,24 @@ def link_type(value: str, field: str = "type") -> str:
 
 def link_types(values: list[str] | None, field: str = "types") -> list[str] | None:
     return [link_type(v, field) for v in values] if values else None
+
+
+def link_page_params(
+    principal: Principal, types: list[str] | None, first: int | None, after: str | None, max_page_size: int
+) -> tuple[int, dict[str, Any]]:
+    """The page size and the parameters of a page of links (graph/links.py's page statements, without the tenant
+    and the items): INVALID_INPUT for a bad `first`, `after` or type. The statements read one row more than the
+    page shows, to tell whether a next page exists."""
+    limit = page_size(first, max_page_size)
+    after_ts, after_id = decode_cursor(after, 2) if after else (None, None)
+    return limit, {"types": link_types(types), "ownerKeys": principal.visible_owner_keys(), "afterTs": after_ts,
+                   "afterId": after_id, "limit": limit + 1}
+
+
+def link_page(links: list[Link], limit: int, total: int) -> Page[Link]:
+    """The page of `limit` links from a page statement's rows (one more than `limit` when there is a next page)."""
+    return Page(items=[(encode_cursor(link.created_at.isoformat(), link.id), link) for link in links[:limit]],
+                has_next_page=len(links) > limit, total_count=total)
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,10 +131,11 @@ class LinkService:
             "heading": draft.heading, "context": draft.context, "confidence": draft.confidence,
             "origin": "agent" if principal.agent_id else "user", "createdByAgentId": principal.agent_id,
         }
-        row: dict[str, Any] = {"type": kind, "ref": ref, "targetId": target.id if target else None, "props": props}
+        row: dict[str, Any] = {"sourceId": source.id, "type": kind, "ref": ref,
+                               "targetId": target.id if target else None, "props": props}
         statement = cypher.CREATE_RESOLVED if target else cypher.CREATE_GHOSTED
         await self.graph.write(cypher.run_counted, cypher.WriteCount(), statement, tenant=principal.tenant_id,
-                               id=source.id, rows=[row])
+                               rows=[row])
         link = await self.graph.read(cypher.link_by_id, principal.tenant_id, props["id"])
         assert link is not None  # written just above
         return link
@@ -148,22 +169,14 @@ class LinkService:
     ) -> dict[str, Page[Link]]:
         """Pages of links for many items in one query (a DataLoader batches these). With `with_totals`, each
         page's `total_count` comes from the same transaction (one round trip for a connection asking for both)."""
-        limit = page_size(first, self.max_page_size)
-        after_ts, after_id = decode_cursor(after, 2) if after else (None, None)
-        params: dict[str, Any] = {
-            "tenant": principal.tenant_id, "ids": item_ids, "types": link_types(types),
-            "ownerKeys": principal.visible_owner_keys(), "afterTs": after_ts, "afterId": after_id, "limit": limit + 1,
-        }
+        limit, params = link_page_params(principal, types, first, after, self.max_page_size)
+        params.update(tenant=principal.tenant_id, ids=item_ids)
         totals: dict[str, int] = {}
         if with_totals:
             rows, totals = await self.graph.read(cypher.link_pages_and_counts, outgoing, **params)
         else:
             rows = await self.graph.read(cypher.link_pages, outgoing, **params)
-        return {
-            item_id: Page(items=[(encode_cursor(link.created_at.isoformat(), link.id), link) for link in links[:limit]],
-                          has_next_page=len(links) > limit, total_count=totals.get(item_id, 0))
-            for item_id, links in rows.items()
-        }
+        return {item_id: link_page(links, limit, totals.get(item_id, 0)) for item_id, links in rows.items()}
 
     async def counts(
         self, principal: Principal, item_ids: list[str], outgoing: bool, types: list[str] | None
@@ -175,7 +188,7 @@ class LinkService:
         self, principal: Principal, seeds: list[str], hops: int = 2, direction: Direction = Direction.BOTH,
         types: list[str] | None = None, max_nodes: int = 200, truncate: bool = False,
     ) -> tuple[list[Reached], bool]:
-        """Bounded BFS over resolved edges, one query per level, all in one read transaction. Past `max_nodes`:
+        """Bounded BFS over resolved edges: the seed check and every level in one statement. Past `max_nodes`:
         LIMIT_EXCEEDED, or with `truncate` (the explorer's view) stop there and say so."""
         if not 1 <= hops <= MAX_HOPS:
             raise InvalidInput("hops", f"between 1 and {MAX_HOPS}")
@@ -184,50 +197,66 @@ class LinkService:
         if not seeds or len(seeds) > MAX_SEEDS:
             raise InvalidInput("from", f"give 1 to {MAX_SEEDS} item ids")
         link_types(types, "linkTypes")
-        _, reached, truncated = await self.graph.read(
-            self._traverse_tx, principal, seeds, "from", hops, direction, types, max_nodes, truncate)
+        _, reached, truncated, _ = await self._traverse(
+            principal, seeds, "from", hops, direction, types, max_nodes, truncate)
         return reached, truncated
 
-    async def _traverse_tx(
-        self, tx: AsyncManagedTransaction, principal: Principal, seeds: list[str], field: str, hops: int,
-        direction: Direction, types: list[str] | None, max_nodes: int, truncate: bool,
-    ) -> tuple[list[Item], list[Reached], bool]:
-        """The seeds (NOT_FOUND for one the caller cannot see) and the BFS from them, in the caller's transaction."""
-        found = await item_cypher.items_by_ids(tx, principal.tenant_id, list(dict.fromkeys(seeds)))
+    async def _traverse(
+        self, principal: Principal, seeds: list[str], field: str, hops: int, direction: Direction,
+        types: list[str] | None, max_nodes: int, truncate: bool, edges: bool = False,
+    ) -> tuple[list[Item], list[Reached], bool, list[Link]]:
+        """The seeds (NOT_FOUND for one the caller cannot see) and the BFS from them, one statement; with `edges`
+        the resolved edges among the seeds and what the BFS kept, too (the explorer's view)."""
+        frontier = list(dict.fromkeys(seeds))
+        params: dict[str, Any] = {
+            "tenant": principal.tenant_id, "seeds": frontier, "frontier": frontier,
+            "types": link_types(types, "linkTypes"), "ownerKeys": principal.visible_owner_keys(),
+            "maxNodes": max_nodes,
+        }
+        if edges:
+            params["edgeLimit"] = GRAPH_EDGE_CAP
+        found = await whole_reads.traversal(self.graph, direction, hops, edges, **params)
         roots: list[Item] = []
         for seed in seeds:
-            item = found.get(seed)
+            item = found.seeds.get(seed)
             if item is None or not principal.may_read(item.owner):
                 raise NotFound(f"no item with id {seed!r}", id=seed, field=field)
             roots.append(item)
-        visited = set(seeds)
-        frontier = list(dict.fromkeys(seeds))
+        reached, truncated = self._cut(found.levels, set(seeds), max_nodes, truncate)
+        links: list[Link] = []
+        if edges:
+            by_id = {item.id: item for item in (*roots, *(r.item for r in reached))}
+            links = [link_from_record(row["r"], source_id=row["sourceId"], target_id=row["targetId"], items=by_id)
+                     for row in found.edges]
+        return roots, reached, truncated, links
+
+    @staticmethod
+    def _cut(
+        levels: list[list[dict[str, Any]]], visited: set[str], max_nodes: int, truncate: bool
+    ) -> tuple[list[Reached], bool]:
+        """The BFS levels as reached items, depth by depth, stopping at `max_nodes` (each level holds at most one
+        item more than the traversal could still take: that one says "over")."""
         reached: list[Reached] = []
-        for depth in range(1, hops + 1):
-            rows = await cypher.bfs_level(
-                tx, direction, tenant=principal.tenant_id, frontier=frontier, visited=list(visited),
-                types=link_types(types, "linkTypes"), ownerKeys=principal.visible_owner_keys(),
-                limit=max_nodes - len(reached) + 1,
-            )
-            frontier = []
+        for depth, rows in enumerate(levels, start=1):
+            grew = False
             for row in rows:
                 item = row["item"]
                 if item.id in visited:
                     continue
                 if len(reached) == max_nodes:
                     if truncate:
-                        return roots, reached, True
+                        return reached, True
                     raise LimitExceeded(
                         f"the traversal reaches more than maxNodes={max_nodes} items; narrow it with fewer hops, "
                         "linkTypes or a direction, or raise maxNodes", field="maxNodes", limit=max_nodes)
                 visited.add(item.id)
-                frontier.append(item.id)
+                grew = True
                 reached.append(Reached(item=item, depth=depth, via_link_id=row["linkId"], via_type=row["type"],
                                        via_direction=Direction.OUT if row["outgoing"] else Direction.IN,
                                        from_id=row["fid"]))
-            if not frontier:
+            if not grew:
                 break
-        return roots, reached, False
+        return reached, False
 
     async def graph_view(self, principal: Principal, center: str | None, hops: int, limit: int) -> GraphView:
         """Nodes and resolved edges for the explorer, capped and saying so (ghosts never drawn)."""
@@ -243,17 +272,9 @@ class LinkService:
             ids = {n.id for n in nodes}
             edges = [e for e in edges if e.source_id in ids and e.target_id in ids]
             return GraphView(nodes, edges, truncated, [])
-        return await self.graph.read(self._graph_view_tx, principal, center, hops, max(1, limit - 1))
-
-    async def _graph_view_tx(
-        self, tx: AsyncManagedTransaction, principal: Principal, center: str, hops: int, max_nodes: int
-    ) -> GraphView:
-        """The center, the capped BFS and the edges among what it reached: one read transaction."""
-        [root], reached, truncated = await self._traverse_tx(
-            tx, principal, [center], "center", hops, Direction.BOTH, None, max_nodes, True)
-        nodes = [root, *(r.item for r in reached)]
-        edges = await cypher.edges_among(tx, principal.tenant_id, nodes, GRAPH_EDGE_CAP)
-        return GraphView(nodes, edges, truncated, reached)
+        [root], reached, truncated, edges = await self._traverse(
+            principal, [center], "center", hops, Direction.BOTH, None, max(1, limit - 1), True, True)
+        return GraphView([root, *(r.item for r in reached)], edges, truncated, reached)
 
     async def canvas(self, principal: Principal, center: str, hops: int) -> dict[str, Any]:
         """A JSON Canvas 1.0 document of a neighbourhood: rings by depth around the center."""

@@ -1,11 +1,14 @@
 """Notes through one save pipeline, the only write path: slug, SHA-256 change detection, frontmatter, tags, and the
-wikilink sync (diffed, three resolution passes), all in one transaction so a failed save changes nothing."""
+wikilink sync (diffed, three resolution passes), all in one transaction so a failed save changes nothing.
+
+One save is a batch of one: `save_many` writes many drafts a batch per transaction (the bulk path of a vault
+import) with the same end state as saving them one after another."""
 
 from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime
 from typing import Any
@@ -15,21 +18,26 @@ import yaml
 from neo4j import AsyncManagedTransaction
 
 from vaultgraph.domain import Note, Owner, Page, Principal, Scope
-from vaultgraph.errors import Conflict, Forbidden, InvalidInput, LimitExceeded, NotFound
+from vaultgraph.errors import AppError, Conflict, Forbidden, InvalidInput, LimitExceeded, NotFound
 from vaultgraph.graph import notes as cypher
 from vaultgraph.graph.session import Graph
 from vaultgraph.services.documents import owner_of
 from vaultgraph.services.pagination import decode_cursor, encode_cursor, page_size
-from vaultgraph.services.wikilink_sync import LinkSync, sync_wikilinks
+from vaultgraph.services.wikilink_sync import LinkJob, LinkSync, sync_wikilinks_many
 from vaultgraph.text.slugify import slugify
-from vaultgraph.text.wikilinks import parse
+from vaultgraph.text.wikilinks import ParsedText, parse
 from vaultgraph.workspace import sha256_hex
 
 MAX_BODY_BYTES = 5 * 1024 * 1024
 MAX_TITLE_LENGTH = 500
 CAPTURE_RETRIES = 5
+# Drafts per write transaction of `save_many`: big enough that a statement's fixed cost is spread thin, small
+# enough that a batch's transaction state and its embedding call stay modest.
+SAVE_BATCH = 250
 
-Indexer = Callable[[Principal, Note], Awaitable[bool]]
+# The save pipeline's hook: index these saved notes (and whatever the server hooks on after a save); for each
+# note, whether its vector is in place. Called once per batch.
+Indexer = Callable[[Principal, Sequence[Note]], Awaitable[list[bool]]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,13 +83,68 @@ def parse_frontmatter(body: str) -> dict[str, Any]:
     return result
 
 
+@dataclass(frozen=True, slots=True)
+class _Prepared:
+    """A draft that passed the checks that need no graph: what its note will hold."""
+
+    index: int  # its position among the drafts of `save_many`
+    draft: NoteDraft
+    props: dict[str, Any]
+    parsed: ParsedText
+    owner: Owner | None  # a new note's owner (an existing note keeps its own)
+
+
+def _batches(prepared: list[_Prepared], size: int) -> Iterator[list[_Prepared]]:
+    """Runs of at most `size` drafts in which no note id comes twice (a batch reads each note once)."""
+    batch: list[_Prepared] = []
+    ids: set[str] = set()
+    for item in prepared:
+        if len(batch) >= size or (item.draft.id is not None and item.draft.id in ids):
+            yield batch
+            batch, ids = [], set()
+        batch.append(item)
+        if item.draft.id is not None:
+            ids.add(item.draft.id)
+    if batch:
+        yield batch
+
+
 class NoteService:
-    def __init__(self, graph: Graph, max_page_size: int, indexer: Indexer | None = None) -> None:
+    def __init__(self, graph: Graph, max_page_size: int, indexer: Indexer | None = None,
+                 batch_size: int = SAVE_BATCH) -> None:
         self.graph = graph
         self.max_page_size = max_page_size
         self.indexer = indexer
+        self.batch_size = batch_size
 
     async def save(self, principal: Principal, draft: NoteDraft) -> SaveResult:
+        [outcome] = await self.save_many(principal, [draft])
+        if isinstance(outcome, AppError):
+            raise outcome
+        return outcome
+
+    async def save_many(self, principal: Principal, drafts: Sequence[NoteDraft]) -> list[SaveResult | AppError]:
+        """Save drafts with the end state of saving them one by one in order, for each the result or the error
+        `save` would raise (a refused draft changes nothing). Every draft is checked first; then a batch at a time
+        (`batch_size` drafts) is written in one transaction of `UNWIND` statements, notes first and then all their
+        links, which resolve against the batch too; then the batch's changed notes are indexed in one call."""
+        outcomes: list[SaveResult | AppError | None] = [None] * len(drafts)
+        prepared: list[_Prepared] = []
+        for index, draft in enumerate(drafts):
+            try:
+                prepared.append(self._prepare(index, principal, draft))
+            except AppError as exc:
+                outcomes[index] = exc
+        for batch in _batches(prepared, self.batch_size):
+            while batch:
+                saved = await self.graph.write(self._save_batch_tx, principal, batch)
+                for item, outcome in zip(batch, await self._index(principal, saved), strict=False):
+                    outcomes[item.index] = outcome
+                batch = batch[len(saved):]
+        assert all(outcome is not None for outcome in outcomes)
+        return [outcome for outcome in outcomes if outcome is not None]
+
+    def _prepare(self, index: int, principal: Principal, draft: NoteDraft) -> _Prepared:
         title = draft.title.strip()
         if not title:
             raise InvalidInput("title", "must not be empty")
@@ -109,47 +172,105 @@ class NoteService:
         owner = None if draft.id else owner_of(draft.scope, draft.agent_id, draft.team_id)
         if owner is not None and not principal.may_write(owner):
             raise Forbidden(f"you cannot write to {owner.key}")
-        result = await self.graph.write(self._save_tx, principal, draft, owner, props, parsed)
-        if self.indexer is not None and (result.body_changed or not result.note.indexed):
-            indexed = await self.indexer(principal, result.note)
-            if indexed != result.note.indexed:
-                await self.graph.write(cypher.set_indexed, principal.tenant_id, result.note.id, indexed)
-                result = replace(result, note=replace(result.note, indexed=indexed))
-        return result
+        return _Prepared(index, draft, props, parsed, owner)
 
-    async def _save_tx(
-        self, tx: AsyncManagedTransaction, principal: Principal, draft: NoteDraft, owner: Owner | None,
-        props: dict[str, Any], parsed: Any,
-    ) -> SaveResult:
+    async def _save_batch_tx(
+        self, tx: AsyncManagedTransaction, principal: Principal, batch: list[_Prepared]
+    ) -> list[SaveResult | AppError]:
+        """The outcomes of a prefix of `batch` (all of it unless a draft renames a note: a rename starts a batch,
+        so links saved before it bind to the old name, as one by one). Slugs are claimed and released in draft
+        order, as one save after another would."""
         tenant = principal.tenant_id
-        existing = await cypher.note_by_id(tx, tenant, draft.id) if draft.id else None
-        if draft.id and (existing is None or not principal.may_write(existing.owner)):
-            raise NotFound(f"no note with id {draft.id!r}", id=draft.id)
-        if existing is not None and draft.if_body_sha256 and existing.body_sha256 != draft.if_body_sha256:
-            raise Conflict("the note changed since you read it; reload and save again", id=existing.id)
-        note_owner = existing.owner if existing else owner
-        assert note_owner is not None  # set above for new notes, taken from the stored note otherwise
-        note_id = existing.id if existing else f"note_{uuid.uuid4().hex}"
-        holder = await cypher.slug_holder(tx, tenant, note_owner.key, props["slug"], note_id)
-        if holder is not None:
-            raise Conflict(f"the slug {props['slug']!r} belongs to the note {holder['title']!r} ({holder['id']})",
-                           id=holder["id"], slug=props["slug"])
-        if existing is None:
-            note = await cypher.create_note(
-                tx, id=note_id, tenant=tenant, scope=note_owner.scope.value, agentId=note_owner.agent_id,
-                teamId=note_owner.team_id, ownerKey=note_owner.key, createdBy=principal.agent_id,
-                props={"pinned": False, **props},
-            )
-        elif existing.body_sha256 == props["bodySha256"]:
-            # Unchanged body: refresh metadata only; no re-link, no re-index.
-            meta = {k: v for k, v in props.items() if k not in ("body", "bodySha256", "tags", "frontmatter")}
-            note = await cypher.update_note(tx, tenant, note_id, meta)
-        else:
-            note = await cypher.update_note(tx, tenant, note_id, props)
-        body_changed = existing is None or existing.body_sha256 != props["bodySha256"]
-        renamed = existing is None or existing.slug != note.slug
-        sync = await sync_wikilinks(tx, note, parsed.all_links if body_changed else None, bind_own_refs=renamed)
-        return SaveResult(note=note, created=existing is None, body_changed=body_changed, sync=sync)
+        ids = sorted({item.draft.id for item in batch if item.draft.id})
+        stored = await cypher.notes_by_ids(tx, tenant, ids) if ids else {}
+        outcomes: list[SaveResult | AppError | None] = []
+        plans: list[tuple[int, Note | None, Owner, str]] = []  # position, stored note, owner, id
+        for position, item in enumerate(batch):
+            draft = item.draft
+            existing = stored.get(draft.id) if draft.id else None
+            if existing is not None and existing.slug != item.props["slug"] and position > 0:
+                break
+            outcomes.append(None)
+            if draft.id and (existing is None or not principal.may_write(existing.owner)):
+                outcomes[position] = NotFound(f"no note with id {draft.id!r}", id=draft.id)
+            elif existing is not None and draft.if_body_sha256 and existing.body_sha256 != draft.if_body_sha256:
+                outcomes[position] = Conflict("the note changed since you read it; reload and save again",
+                                              id=existing.id)
+            else:
+                owner = existing.owner if existing else item.owner
+                assert owner is not None  # set by _prepare for new notes, taken from the stored note otherwise
+                plans.append((position, existing, owner, existing.id if existing else f"note_{uuid.uuid4().hex}"))
+        keys = sorted({(owner.key, batch[position].props["slug"]) for position, _, owner, _ in plans})
+        holders = await cypher.slug_holders(tx, tenant, keys) if keys else {}
+        creates: list[tuple[int, dict[str, Any]]] = []
+        updates: list[tuple[int, dict[str, Any]]] = []
+        for position, existing, owner, note_id in plans:
+            props = batch[position].props
+            key = (owner.key, props["slug"])
+            holder = holders.get(key)
+            if holder is not None and holder[0] != note_id:
+                outcomes[position] = Conflict(
+                    f"the slug {props['slug']!r} belongs to the note {holder[1]!r} ({holder[0]})",
+                    id=holder[0], slug=props["slug"])
+                continue
+            if existing is not None and existing.slug != props["slug"] and holders.get(
+                    (owner.key, existing.slug), ("",))[0] == note_id:
+                del holders[(owner.key, existing.slug)]  # a rename frees the old slug for the drafts after it
+            holders[key] = (note_id, props["title"])
+            if existing is None:
+                creates.append((position, {"id": note_id, "scope": owner.scope.value, "agentId": owner.agent_id,
+                                           "teamId": owner.team_id, "ownerKey": owner.key,
+                                           "props": {"pinned": False, **props}}))
+            elif existing.body_sha256 == props["bodySha256"]:
+                # Unchanged body: refresh metadata only; no re-link, no re-index.
+                meta = {k: v for k, v in props.items() if k not in ("body", "bodySha256", "tags", "frontmatter")}
+                updates.append((position, {"id": note_id, "props": meta}))
+            else:
+                updates.append((position, {"id": note_id, "props": props}))
+        notes: dict[int, Note] = {}
+        # Updates first: a slug a rename frees may be taken by a new note of the batch, never the other way round.
+        if updates:
+            rows = [row for _, row in updates]
+            notes.update(zip((p for p, _ in updates), await cypher.update_notes(tx, tenant, rows), strict=True))
+        if creates:
+            rows = [row for _, row in creates]
+            created = await cypher.create_notes(tx, tenant, principal.agent_id, rows)
+            notes.update(zip((p for p, _ in creates), created, strict=True))
+        existing_at = {position: existing for position, existing, _, _ in plans}
+        jobs: list[tuple[int, bool, LinkJob]] = []
+        for position in sorted(notes):
+            note, existing = notes[position], existing_at[position]
+            body_changed = existing is None or existing.body_sha256 != note.body_sha256
+            renamed = existing is None or existing.slug != note.slug
+            links = batch[position].parsed.all_links if body_changed else None
+            jobs.append((position, body_changed, LinkJob(note, links, bind_own_refs=renamed)))
+        syncs = await sync_wikilinks_many(tx, [job for _, _, job in jobs])
+        for (position, body_changed, job), sync in zip(jobs, syncs, strict=True):
+            assert isinstance(job.item, Note)
+            outcomes[position] = SaveResult(note=job.item, created=existing_at[position] is None,
+                                            body_changed=body_changed, sync=sync)
+        return [outcome for outcome in outcomes if outcome is not None]
+
+    async def _index(self, principal: Principal, outcomes: list[SaveResult | AppError]) -> list[SaveResult | AppError]:
+        """Index the saved notes whose body changed (or that are not indexed yet) in one call of the hook."""
+        if self.indexer is None:
+            return outcomes
+        todo = [i for i, outcome in enumerate(outcomes)
+                if isinstance(outcome, SaveResult) and (outcome.body_changed or not outcome.note.indexed)]
+        if not todo:
+            return outcomes
+        by_position = {i: outcome for i, outcome in enumerate(outcomes) if isinstance(outcome, SaveResult)}
+        flags = await self.indexer(principal, [by_position[i].note for i in todo])
+        changed: dict[str, bool] = {}
+        fixed = list(outcomes)
+        for i, indexed in zip(todo, flags, strict=True):
+            result = by_position[i]
+            if indexed != result.note.indexed:
+                changed[result.note.id] = indexed
+                fixed[i] = replace(result, note=replace(result.note, indexed=indexed))
+        if changed:
+            await self.graph.write(cypher.set_indexed, principal.tenant_id, changed)
+        return fixed
 
     async def find(self, principal: Principal, note_id: str) -> Note | None:
         note = await self.graph.read(cypher.note_by_id, principal.tenant_id, note_id)
@@ -169,6 +290,13 @@ class NoteService:
         if note is None:
             raise NotFound(f"no note with slug {slug!r}", slug=slug)
         return note
+
+    async def find_by_slugs(self, principal: Principal, slugs: Sequence[str]) -> dict[str, Note]:
+        """For each slug, the note `get_by_slug` would give (absent when there is none), in one statement."""
+        prefer = f"agent:{principal.agent_id}" if principal.agent_id else "shared"
+        return await self.graph.read(
+            cypher.notes_by_slugs, principal.tenant_id, list(slugs), principal.visible_owner_keys(), prefer
+        )
 
     async def page(self, principal: Principal, filters: NoteFilter, first: int | None, after: str | None) -> Page[Note]:
         limit = page_size(first, self.max_page_size)

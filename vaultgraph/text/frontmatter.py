@@ -51,6 +51,10 @@ def _tag_value(item: object) -> str | None:
     return name if is_tag(name) else None
 
 
+# libyaml's loader where PyYAML was built with it (the same documents, parsed in C), else the pure-Python one.
+_BASE_LOADER = getattr(yaml, "CBaseLoader", yaml.BaseLoader)
+
+
 def frontmatter_tags(yaml_text: str) -> tuple[str, ...]:
     """Tags from the ``tags`` property: a list of tags, or one tag as a plain string.
 
@@ -59,7 +63,7 @@ def frontmatter_tags(yaml_text: str) -> tuple[str, ...]:
     """
     try:
         # BaseLoader keeps every scalar a string: no dates or numbers to trip over, and "1984" stays a non-tag.
-        data: object = yaml.load(yaml_text, Loader=yaml.BaseLoader)
+        data: object = yaml.load(yaml_text, Loader=_BASE_LOADER)
     except (yaml.YAMLError, RecursionError):
         return ()
     if not isinstance(data, dict):

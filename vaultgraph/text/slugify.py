@@ -9,10 +9,15 @@ slashes collapse and never lead or trail. ``slugify`` is idempotent.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 # Lowercasing can leave text that NFKC changes again (and back): "ǅ" → "ǆ" → "dž". A few rounds settle it.
 _MAX_ROUNDS = 8
+# In ASCII the word characters (categories L, N, M) are exactly these, NFKC changes nothing and one round is a
+# fixed point: most titles and link targets take this path, at a fraction of the cost (a vault import slugs each
+# note and each of its links).
+_ASCII_WORD = re.compile(r"[a-z0-9]+")
 
 
 def _is_word_char(char: str) -> bool:
@@ -53,6 +58,12 @@ def slugify(title: str) -> str:
 
     Raises ValueError when ``title`` holds no letter or digit (``""``, ``"!!!"``, ``"📷"``).
     """
+    if title.isascii():
+        parts = ("-".join(_ASCII_WORD.findall(part)) for part in title.lower().split("/"))
+        slug = "/".join(part for part in parts if part)
+        if not slug:
+            raise ValueError(f"cannot make a slug from title {title!r}: it holds no letter or digit")
+        return slug
     slug = _slug_once(title)
     for _ in range(_MAX_ROUNDS):
         # Normalising can join what splitting left apart; slugs are keys, so insist on a fixed point.

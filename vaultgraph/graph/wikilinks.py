@@ -1,0 +1,165 @@
+"""Cypher for keeping items' WIKILINK edges equal to their text, for many items of one tenant at once.
+
+Every statement takes a list (`UNWIND`), so a batch of notes costs the same handful of statements as one note; the
+single save is the batch of one (services/wikilink_sync.py). Ghosts, binding and the orphan rule are those of
+graph/links.py (`drop_if_orphan`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from neo4j import AsyncManagedTransaction
+
+from vaultgraph.graph.links import CREATE_GHOSTED, CREATE_RESOLVED, WriteCount, drop_if_orphan
+
+# One row per wikilink edge the text wrote (an item may have two edges with one ref only through a race).
+WIKILINK_REFS = """
+UNWIND $ids AS id
+MATCH (:Item {tenantId: $tenant, id: id})-[r:WIKILINK {origin: 'wikilink'}]->()
+RETURN id, r.ref AS ref
+"""
+
+REMOVE_WIKILINKS = """
+UNWIND $items AS item
+MATCH (:Item {tenantId: $tenant, id: item.id})-[r:WIKILINK {origin: 'wikilink'}]->(t)
+WHERE NOT r.ref IN item.keep
+DELETE r
+WITH DISTINCT t WHERE t:Ghost
+""" + drop_if_orphan("t")
+
+# Returns the source of each edge it changed, so a batch can say which items it touched.
+UPDATE_WIKILINKS = """
+UNWIND $rows AS row
+MATCH (:Item {tenantId: $tenant, id: row.sourceId})-[r:WIKILINK {origin: 'wikilink', ref: row.ref}]->()
+WHERE coalesce(r.label, '') <> coalesce(row.label, '') OR coalesce(r.heading, '') <> coalesce(row.heading, '')
+   OR coalesce(r.context, '') <> coalesce(row.context, '') OR coalesce(r.target, '') <> row.target
+   OR coalesce(r.embed, false) <> row.embed OR coalesce(r.count, 1) <> row.count
+SET r.label = row.label, r.heading = row.heading, r.context = row.context, r.target = row.target,
+    r.embed = row.embed, r.count = row.count
+RETURN row.sourceId AS id
+"""
+
+# Outgoing pass, step 1: candidate notes by last slug segment, in the owners the source may link to (Obsidian's
+# order, exact path, then the source's folder, then the shortest path, is applied in Python). Notes written
+# earlier in the same transaction are candidates too: links within a batch bind to each other.
+NOTE_TARGETS = """
+UNWIND range(0, size($rows) - 1) AS i
+WITH i, $rows[i] AS row
+MATCH (t:Note {tenantId: $tenant, slugName: row.name})
+WHERE t.ownerKey IN row.owners
+RETURN i, t.id AS id, t.slug AS slug, t.ownerKey AS ownerKey
+"""
+
+# Outgoing pass, step 2: documents by path or basename (GoClaw's order is applied in Python on these candidates).
+DOCUMENT_TARGETS = """
+UNWIND range(0, size($rows) - 1) AS i
+WITH i, $rows[i] AS row
+MATCH (d:Document {tenantId: $tenant})
+WHERE d.deletedAt IS NULL AND d.ownerKey IN row.owners
+  AND (d.pathLower IN row.paths OR d.basenameLower IN row.basenames)
+RETURN i, d.id AS id, d.path AS path
+"""
+
+# Incoming pass, what may move to the items being bound (decided in Python, in the order they were saved): edges to
+# the ghosts of their names…
+GHOST_EDGES_NAMING = """
+UNWIND $refs AS ref
+MATCH (g:Ghost {tenantId: $tenant, ref: ref})<-[r]-(s:Item {tenantId: $tenant})
+RETURN s.id AS sourceId, r.id AS linkId, r.ref AS ref, s.slug AS sourceSlug, s.ownerKey AS sourceOwner,
+       type(r) = 'WIKILINK' AND r.origin = 'wikilink' AS claimable
+"""
+
+# …and edges bound to an item already under one of those names: fuzzy guesses (an exact name reclaims them) and
+# wikilinks bound to another note (Obsidian's order may prefer a new one). One pass over the tenant's edges for
+# the whole batch.
+BOUND_EDGES_NAMING = """
+MATCH (s:Item {tenantId: $tenant})-[r]->(t:Item)
+WHERE r.ref IN $refs
+  AND (r.guessed = true OR (type(r) = 'WIKILINK' AND r.origin = 'wikilink' AND r.guessed IS NULL AND t:Note))
+RETURN s.id AS sourceId, r.id AS linkId, r.ref AS ref, s.slug AS sourceSlug, s.ownerKey AS sourceOwner,
+       t.id AS targetId, t.slug AS targetSlug, t.ownerKey AS targetOwner, coalesce(r.guessed, false) AS guessed,
+       type(r) = 'WIKILINK' AND r.origin = 'wikilink' AS claimable
+"""
+
+# Each edge becomes the same edge to its new target (a reclaimed guess loses its confidence); a ghost left
+# without edges goes.
+MOVE_EDGES = """
+CYPHER 25
+UNWIND $moves AS m
+MATCH (s:Item {tenantId: $tenant, id: m.sourceId})-[r]->(old)
+WHERE r.id = m.linkId
+MATCH (n:Item {tenantId: $tenant, id: m.targetId})
+CALL (s, r, n, m) {
+  CREATE (s)-[b:$(type(r))]->(n)
+  SET b = properties(r)
+  FOREACH (_ IN CASE WHEN m.reclaim THEN [1] ELSE [] END | SET b.confidence = null, b.guessed = null)
+}
+DELETE r
+WITH DISTINCT old WHERE old:Ghost
+""" + drop_if_orphan("old")
+
+
+async def wikilink_refs(tx: AsyncManagedTransaction, tenant: str, ids: list[str]) -> dict[str, list[str]]:
+    result = await tx.run(WIKILINK_REFS, tenant=tenant, ids=ids)
+    refs: dict[str, list[str]] = {id: [] for id in ids}
+    async for record in result:
+        refs[record["id"]].append(record["ref"])
+    return refs
+
+
+async def remove_wikilinks(
+    tx: AsyncManagedTransaction, writes: WriteCount, tenant: str, items: list[dict[str, Any]]
+) -> None:
+    """`items`: {id, keep}: each item's text-made edges whose ref is not in `keep` go."""
+    await writes.add(await tx.run(REMOVE_WIKILINKS, tenant=tenant, items=items))
+
+
+async def update_wikilinks(
+    tx: AsyncManagedTransaction, writes: WriteCount, tenant: str, rows: list[dict[str, Any]]
+) -> list[str]:
+    """The source id of every edge changed (one entry per edge)."""
+    result = await tx.run(UPDATE_WIKILINKS, tenant=tenant, rows=rows)
+    changed = [record["id"] async for record in result]
+    await writes.add(result)
+    return changed
+
+
+async def note_targets(tx: AsyncManagedTransaction, tenant: str, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """`rows`: {name, owners}; each hit says the index of its row as `i`."""
+    result = await tx.run(NOTE_TARGETS, tenant=tenant, rows=rows)
+    return [dict(record) async for record in result]
+
+
+async def document_targets(
+    tx: AsyncManagedTransaction, tenant: str, rows: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """`rows`: {paths, basenames, owners} (lower case); each hit says the index of its row as `i`."""
+    result = await tx.run(DOCUMENT_TARGETS, tenant=tenant, rows=rows)
+    return [dict(record) async for record in result]
+
+
+async def create_links(
+    tx: AsyncManagedTransaction, writes: WriteCount, tenant: str, resolved: list[dict[str, Any]],
+    ghosted: list[dict[str, Any]],
+) -> None:
+    """Rows {sourceId, type, ref, targetId, props}: to their target, or to the ghost of their ref."""
+    if resolved:
+        await writes.add(await tx.run(CREATE_RESOLVED, tenant=tenant, rows=resolved))
+    if ghosted:
+        await writes.add(await tx.run(CREATE_GHOSTED, tenant=tenant, rows=ghosted))
+
+
+async def ghost_edges_naming(tx: AsyncManagedTransaction, tenant: str, refs: list[str]) -> list[dict[str, Any]]:
+    result = await tx.run(GHOST_EDGES_NAMING, tenant=tenant, refs=refs)
+    return [dict(record) async for record in result]
+
+
+async def bound_edges_naming(tx: AsyncManagedTransaction, tenant: str, refs: list[str]) -> list[dict[str, Any]]:
+    result = await tx.run(BOUND_EDGES_NAMING, tenant=tenant, refs=refs)
+    return [dict(record) async for record in result]
+
+
+async def move_edges(tx: AsyncManagedTransaction, writes: WriteCount, tenant: str, moves: list[dict[str, Any]]) -> None:
+    """`moves`: {sourceId, linkId, targetId, reclaim}."""
+    await writes.add(await tx.run(MOVE_EDGES, tenant=tenant, moves=moves))
