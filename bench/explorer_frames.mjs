@@ -45,8 +45,9 @@ const ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic
 
 /**
  * What can be compared. `largeGraphNodes` moves the pane's threshold above which it draws for speed (null: keep
- * the pane's own); `settings` are sigma settings applied after the graph is drawn.
- * @type {Record<string, { label: string, largeGraphNodes?: number, settings?: Record<string, unknown> }>}
+ * the pane's own); `settings` are sigma settings applied after the graph is drawn; `pane` sets fields of the pane
+ * before it draws.
+ * @type {Record<string, { label: string, largeGraphNodes?: number, settings?: Record<string, unknown>, pane?: Record<string, unknown> }>}
  */
 const VARIANTS = {
   before: {
@@ -58,6 +59,10 @@ const VARIANTS = {
     largeGraphNodes: 1e9, settings: { hideEdgesOnMove: false, hideLabelsOnMove: false },
   },
   now: { label: "the pane as it is (large-graph drawing above its threshold)" },
+  reducers: {
+    label: "the pane as it is + pass-through nodeReducer/edgeReducer, as before the highlighting moved to item states",
+    pane: { passThroughReducers: true },
+  },
   "now-edges-moving": {
     label: "the pane as it is, but edges and labels drawn while moving",
     settings: { hideEdgesOnMove: false, hideLabelsOnMove: false },
@@ -78,6 +83,7 @@ const SETUP = async ({ nodes, links, layoutMs, variant }) => {
   const vg = /** @type {any} */ (window).__vaultgraph;
   const pane = vg.graphPane;
   if (variant.largeGraphNodes != null && "largeGraphNodes" in pane) pane.largeGraphNodes = variant.largeGraphNodes;
+  for (const [field, value] of Object.entries(variant.pane ?? {})) if (field in pane) pane[field] = value;
   const kinds = ["markdown", "text", "json", "csv"];
   const types = ["WIKILINK", "REFERENCES", "RELATED", "DEPENDS_ON", "MENTIONS"];
   let seed = 7;

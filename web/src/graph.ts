@@ -8,13 +8,12 @@ import forceAtlas2 from "graphology-layout-forceatlas2";
 import FA2Layout from "graphology-layout-forceatlas2/worker";
 import type { Attributes } from "graphology-types";
 import Sigma, { DEFAULT_STYLES } from "sigma";
-import type { EdgeDisplayData, NodeDisplayData } from "sigma/types";
 
 import type { Api } from "./api";
 import { byId, fill, h } from "./dom";
 import {
-  type EdgeAttrs, FADED_EDGE, FADED_NODE, LARGE_PRIMITIVES, type NodeAttrs, PATH_COLOR, PRIMITIVES, type Primitives,
-  type Renderer, SOLID, AGENT_DASH, label, renderLegend,
+  type EdgeAttrs, EDGE_STATE, EDGE_STATE_STYLES, type EdgeState, LARGE_PRIMITIVES, type NodeAttrs, NODE_STATE,
+  NODE_STATE_STYLES, type NodeState, PRIMITIVES, type Primitives, type Renderer, SOLID, AGENT_DASH, label, renderLegend,
 } from "./graph-style";
 import { edgeStyle, typeColor } from "./palette";
 import { GRAPH_VIEW } from "./queries";
@@ -40,6 +39,12 @@ export class GraphPane {
    * it, every link shows its type's style. bench/explorer_frames.mjs moves it to compare both drawings.
    */
   largeGraphNodes = 1500;
+  /**
+   * Measurement only (bench/explorer_frames.mjs, variant `reducers`): also give sigma pass-through reducers, as the
+   * pane did before its highlighting moved to item states; sigma then re-evaluates every item on each graph-state
+   * change. Read when the renderer is created.
+   */
+  passThroughReducers = false;
   private large = false;
   private layout: FA2Layout<NodeAttrs, EdgeAttrs> | null = null;
   private layoutTimer = 0;
@@ -54,7 +59,7 @@ export class GraphPane {
 
   constructor(private readonly api: Api, private readonly store: Store) {
     store.on("select", (id) => this.onSelect(id));
-    store.on("filters", () => this.sigma?.refresh());
+    store.on("filters", () => this.restyle());
     store.on("item", (id) => this.refreshNode(id));
     store.on("path", (path) => this.showPath(path));
     this.bindToolbar();
@@ -76,18 +81,19 @@ export class GraphPane {
     this.container.classList.remove("hovering");
     this.large = large;
     try {
-      this.sigma = new Sigma<NodeAttrs, EdgeAttrs, Attributes, {}, {}, {}, Primitives>(this.graph, this.container, {
+      this.sigma = new Sigma<NodeAttrs, EdgeAttrs, Attributes, NodeState, EdgeState, {}, Primitives>(this.graph, this.container, {
         primitives: large ? LARGE_PRIMITIVES : PRIMITIVES,
         styles: {
-          nodes: [DEFAULT_STYLES.nodes, { labelColor: "#2b2f3a", labelSize: 12 }],
+          nodes: [DEFAULT_STYLES.nodes, { labelColor: "#2b2f3a", labelSize: 12 }, ...NODE_STATE_STYLES],
           edges: [DEFAULT_STYLES.edges, {
             head: { attribute: "head", defaultValue: "none" },
             dash: { attribute: "dash", defaultValue: SOLID.dash },
             gap: { attribute: "gap", defaultValue: SOLID.gap },
-          }],
+          }, ...EDGE_STATE_STYLES],
         },
-        nodeReducer: (key, _data, attrs) => this.reduceNode(key, attrs),
-        edgeReducer: (key, _data, attrs) => this.reduceEdge(key, attrs),
+        customNodeState: NODE_STATE,
+        customEdgeState: EDGE_STATE,
+        ...(this.passThroughReducers ? { nodeReducer: () => ({}), edgeReducer: () => ({}) } : {}),
         settings: {
           renderEdgeLabels: false,
           labelDensity: 0.6,
@@ -121,6 +127,7 @@ export class GraphPane {
     s.on("enterNode", () => this.container.classList.add("hovering"));
     s.on("leaveNode", () => this.container.classList.remove("hovering"));
     if (camera) s.getCamera().setState(camera);
+    this.restyle();
   }
 
   /** The drawing this many nodes need: a new renderer when the graph crosses largeGraphNodes either way. */
@@ -279,6 +286,7 @@ export class GraphPane {
       return { ...attrs, degree, size: 6 + Math.min(14, Math.sqrt(degree) * 2.5) };
     });
     this.drawFor(this.graph.order);
+    this.restyle();
     this.updateStatus();
     this.renderLegend();
     this.empty.hidden = this.graph.order > 0;
@@ -308,7 +316,7 @@ export class GraphPane {
   private onSelect(id: string | null): void {
     if (!id || !this.graph.hasNode(id)) {
       this.focus = null;
-      this.sigma?.refresh();
+      this.restyle();
       return;
     }
     this.refocus();
@@ -335,7 +343,7 @@ export class GraphPane {
     const id = this.store.selectedId;
     if (!id || !this.graph.hasNode(id) || this.pathNodes) return;
     this.focus = new Set([id, ...this.graph.neighbors(id)]);
-    this.sigma?.refresh();
+    this.restyle();
     this.centerOn([...this.focus]);
   }
 
@@ -343,13 +351,14 @@ export class GraphPane {
     const item = this.store.items.get(id);
     if (!item || !this.graph.hasNode(id)) return;
     this.graph.mergeNodeAttributes(id, { label: label(item.title), typeKey: typeKey(item), color: typeColor(typeKey(item)) });
+    this.restyle([id], this.graph.edges(id));
   }
 
   /** Highlight the links a graph-mode hit came by; missing endpoints are added first. */
   private showPath(path: { hitId: string; steps: PathStep[] } | null): void {
     if (!path) {
       this.pathNodes = this.pathEdges = null;
-      this.sigma?.refresh();
+      this.restyle();
       this.updateStatus();
       return;
     }
@@ -369,7 +378,7 @@ export class GraphPane {
     }
     this.pathNodes = nodes;
     this.pathEdges = edges;
-    this.sigma?.refresh();
+    this.restyle();
     this.centerOn([...nodes].filter((n) => this.graph.hasNode(n)));
     this.updateStatus(`Path of a graph hit: ${edges.size} link${edges.size === 1 ? "" : "s"} highlighted (click the background to clear)`);
   }
@@ -379,48 +388,57 @@ export class GraphPane {
     return !item || this.store.matches(item);
   }
 
-  private reduceNode(key: string, attrs: NodeAttrs): Partial<NodeDisplayData> {
-    const out: Partial<NodeDisplayData> = {};
-    if (!this.visible(key)) return { visibility: "hidden" as const };
+  /**
+   * Give sigma each item's state (filtered out, faded, lit, selected, on the path) from the selection, focus, path
+   * and filters, for these items (all when none are given); sigma re-evaluates only those whose state changed. The
+   * display data is updated before this returns, as the browser tests and the test hook read it right after.
+   */
+  private restyle(nodes?: Iterable<string>, edges?: Iterable<string>): void {
+    const s = this.sigma;
+    if (!s) return;
+    const selected = this.store.selectedId;
     const highlight = this.pathNodes ?? this.focus;
-    if (highlight && !highlight.has(key)) {
-      out.color = FADED_NODE;
-      out.label = null;
-      out.zIndex = 0;
-    } else if (highlight) {
-      out.zIndex = 1;
-      out.labelVisibility = "visible";
+    // Items whose state changes go to sigma grouped by their new state: one call per distinct state, not per item.
+    const nodeGroups = new Map<string, { state: Partial<NodeState> & { isHidden: boolean; isHighlighted: boolean }; keys: string[] }>();
+    const group = <T extends object>(groups: Map<string, { state: T; keys: string[] }>, key: string, state: T, current: object): void => {
+      const entries = Object.entries(state);
+      if (entries.every(([k, v]) => (current as Record<string, unknown>)[k] === v)) return;
+      const id = JSON.stringify(state);
+      const g = groups.get(id);
+      if (g) g.keys.push(key);
+      else groups.set(id, { state, keys: [key] });
+    };
+    const hidden = new Map<string, boolean>();
+    const isHidden = (key: string): boolean => {
+      let h = hidden.get(key);
+      if (h === undefined) hidden.set(key, (h = !this.visible(key)));
+      return h;
+    };
+    for (const key of nodes ?? this.graph.nodes()) {
+      if (!this.graph.hasNode(key)) continue;
+      const lit = highlight?.has(key) ?? false;
+      group(nodeGroups, key, {
+        isHidden: isHidden(key), isFaded: !!highlight && !lit, isLit: lit,
+        isSelected: key === selected, isHighlighted: key === selected,
+      }, s.getNodeState(key));
     }
-    if (key === this.store.selectedId) {
-      out.highlighted = true;
-      out.size = attrs.size + 3;
-      out.labelVisibility = "visible";
-      out.zIndex = 2;
+    const edgeGroups = new Map<string, { state: Partial<EdgeState> & { isHidden: boolean }; keys: string[] }>();
+    for (const key of edges ?? this.graph.edges()) {
+      if (!this.graph.hasEdge(key)) continue;
+      const [source, target] = this.graph.extremities(key);
+      const onPath = this.pathEdges?.has(key) ?? false;
+      const touches = source === selected || target === selected;
+      const faded = this.pathEdges ? !onPath : !!this.focus && !touches;
+      group(edgeGroups, key, {
+        isHidden: isHidden(source) || isHidden(target), isFaded: faded, isOnPath: onPath,
+        isFocusLink: !this.pathEdges && !!this.focus && touches,
+      }, s.getEdgeState(key));
     }
-    if (this.pathNodes?.has(key)) out.labelVisibility = "visible";
-    return out;
-  }
-
-  private reduceEdge(key: string, attrs: EdgeAttrs): Partial<EdgeDisplayData> {
-    const out: Partial<EdgeDisplayData> = {};
-    const [source, target] = this.graph.extremities(key);
-    if (!this.visible(source) || !this.visible(target)) return { visibility: "hidden" as const };
-    if (this.pathEdges) {
-      if (this.pathEdges.has(key)) {
-        out.color = PATH_COLOR;
-        out.size = attrs.size + 2.5;
-        out.zIndex = 2;
-        out.depth = "topEdges";
-      } else out.color = FADED_EDGE;
-    } else if (this.focus) {
-      const selected = this.store.selectedId;
-      if (source !== selected && target !== selected) out.color = FADED_EDGE;
-      else {
-        out.size = attrs.size + 0.8;
-        out.depth = "topEdges";
-      }
-    }
-    return out;
+    if (!nodeGroups.size && !edgeGroups.size) return;
+    for (const { state, keys } of nodeGroups.values()) s.setNodesState(keys, state);
+    for (const { state, keys } of edgeGroups.values()) s.setEdgesState(keys, state);
+    // Apply now rather than at the next frame (sigma's render applies pending state changes first).
+    s.refresh({ partialGraph: { nodes: [], edges: [] }, skipIndexation: true });
   }
 
   private updateStatus(extra?: string): void {
