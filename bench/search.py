@@ -33,11 +33,11 @@ query Search($q: String!, $mode: SearchMode!) {
 }"""
 
 
-def _channel_fetch(vector: bool) -> int:
-    """How many rows a channel asks its index for when the caller wants LIMIT hits (services/search.py)."""
-    from vaultgraph.services.search import MIN_VECTOR_CANDIDATES, OVERFETCH, first_fetch
+def _channel_fetch() -> int:
+    """How many rows each channel asks its index for when the caller wants LIMIT hits (services/search.py)."""
+    from vaultgraph.services.search import MAX_RAW_HITS, OVERFETCH
 
-    return first_fetch(LIMIT * OVERFETCH, MIN_VECTOR_CANDIDATES if vector else 0)
+    return min(LIMIT * OVERFETCH * 2, MAX_RAW_HITS)
 
 
 class FloorSearch:
@@ -54,8 +54,7 @@ class FloorSearch:
         self.items = item_cypher
         self.links = link_cypher
         self.where = cypher.HitFilter(tenant=floor.tenant, owner_keys=None)
-        self.fetch = _channel_fetch(vector=False)
-        self.vector_fetch = _channel_fetch(vector=True)
+        self.fetch = _channel_fetch()
         self.vectors = [v.tolist() for v in vectors]
         self.lucene = [fulltext_query(query_terms(t), cypher.FULLTEXT_FIELDS, floor.tenant) for t in texts]
 
@@ -66,7 +65,7 @@ class FloorSearch:
 
     async def vector(self, i: int, limit: int | None = None) -> list[str]:
         vector = self.vectors[i % len(self.vectors)]
-        rows = await self.floor.graph.read(self.cypher.vector_hits, vector, len(vector), limit or self.vector_fetch,
+        rows = await self.floor.graph.read(self.cypher.vector_hits, vector, len(vector), limit or self.fetch,
                                            self.where)
         return [r.item_id for r in rows if r.visible]
 
@@ -112,13 +111,13 @@ async def recall(floor: FloorSearch, sides: Sides, queries: np.ndarray) -> str:
     index for 10 rows, and for as many as the service asks (over-fetch), keeping the best 10."""
     index_of = {note.id: i for i, note in enumerate(sides.dataset.notes)}
     exact = exact_top_k(sides.dataset.vectors, queries, LIMIT)
-    found: dict[int, list[float]] = {LIMIT: [], floor.vector_fetch: []}
+    found: dict[int, list[float]] = {LIMIT: [], floor.fetch: []}
     for limit in found:
         for q in range(len(queries)):
             ids = (await floor.vector(q, limit))[:LIMIT]
             found[limit].append(len({index_of[i] for i in ids if i in index_of} & exact[q]) / LIMIT)
-    return (f"recall@10 {np.mean(found[LIMIT]):.3f} asking the index for 10, {np.mean(found[floor.vector_fetch]):.3f} "
-            f"for {floor.vector_fetch} as the service does ({len(queries)} queries, exact = brute force)")
+    return (f"recall@10 {np.mean(found[LIMIT]):.3f} asking the index for 10, {np.mean(found[floor.fetch]):.3f} "
+            f"for {floor.fetch} as the service does ({len(queries)} queries, exact = brute force)")
 
 
 async def run(sides: Sides, budget: Budget, recall_queries: int, graphql: bool) -> list[Row]:

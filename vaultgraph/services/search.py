@@ -40,10 +40,6 @@ MAX_LIMIT = 100
 MAX_FILTER_VALUES = 50
 OVERFETCH = 2  # each channel brings twice the page, so fusion has candidates the other channel ranks higher
 MAX_RAW_HITS = 4000  # how deep a channel digs when filters keep rejecting what the index returns
-# The vector index (HNSW) finds the true nearest neighbours only among as many candidates as it is asked for: on the
-# bench's 100k-note vault, asking for 40 found 0.72 of the exact top 10 and asking for 200 found 0.98 (bench/README.md,
-# "vector recall@10"). So the vector channel never asks for fewer than this, whatever the page.
-MIN_VECTOR_CANDIDATES = 200
 GRAPH_EXTRA_MAX = 25
 GRAPH_HOP_DECAY = 0.5  # an item reached by a link scores half the hit that led to it
 ITEM_LABELS = {"document": "Document", "note": "Note"}
@@ -184,14 +180,9 @@ def hit_filter(principal: Principal, request: SearchRequest) -> HitFilter:
     )
 
 
-def first_fetch(want: int, minimum: int = 0) -> int:
-    """How many rows a channel asks its index for first, to find `want` items (chunks of one item take several)."""
-    return min(max(want * 2, minimum), MAX_RAW_HITS)
-
-
-async def deepen(fetch: Callable[[int], Awaitable[list[RawHit]]], want: int, minimum: int = 0) -> list[ChannelHit]:
+async def deepen(fetch: Callable[[int], Awaitable[list[RawHit]]], want: int) -> list[ChannelHit]:
     """Ask the index for more until `want` visible items are found, the index runs dry, or MAX_RAW_HITS."""
-    limit = first_fetch(want, minimum)
+    limit = min(want * 2, MAX_RAW_HITS)  # chunks of one item take several rows
     while True:
         rows = await fetch(limit)
         hits = roll_up((row.item_id, row.score, row.chunk_text) for row in rows if row.visible)
@@ -266,8 +257,7 @@ class SearchService:
             log.warning("vector channel skipped", error=exc.message[:300])
             return [], exc.message
         dimensions = len(vector)
-        hits = await deepen(lambda n: self.graph.read(cypher.vector_hits, vector, dimensions, n, where), want,
-                            MIN_VECTOR_CANDIDATES)
+        hits = await deepen(lambda n: self.graph.read(cypher.vector_hits, vector, dimensions, n, where), want)
         return hits, None
 
     async def _neighbours(

@@ -21,7 +21,7 @@ from vaultgraph.graph.search import HitFilter
 from vaultgraph.graph.session import Graph
 from vaultgraph.services.indexing import note_embedding_text
 from vaultgraph.services.links import link_type
-from vaultgraph.services.search import MIN_VECTOR_CANDIDATES, SearchService, deepen, item_text
+from vaultgraph.services.search import SearchService, deepen, item_text
 from vaultgraph.services.wikilink_sync import canonical_ref
 from vaultgraph.text.lucene import query_terms
 from vaultgraph.text.snippets import make_snippet
@@ -62,8 +62,7 @@ class SuggestionService:
         where = HitFilter(tenant=principal.tenant_id, owner_keys=principal.visible_owner_keys(), labels=["Note"],
                           exclude=[note.id, *sorted(linked)])
         dims = len(vector)
-        hits = await deepen(lambda n: self.graph.read(cypher.vector_hits, vector, dims, n, where), limit,
-                            MIN_VECTOR_CANDIDATES)
+        hits = await deepen(lambda n: self.graph.read(cypher.vector_hits, vector, dims, n, where), limit)
         hits = [hit for hit in hits if hit.raw >= SUGGESTION_FLOOR]
         items = await self.graph.read(item_cypher.items_by_ids, principal.tenant_id, [h.item_id for h in hits])
         terms = query_terms(note.title)
