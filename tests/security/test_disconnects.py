@@ -18,7 +18,6 @@ from urllib.parse import quote
 
 import httpx
 import pytest
-import uvicorn
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
@@ -27,6 +26,7 @@ from starlette.routing import Route
 
 from tests.support.processes import ServeProcess, serve_env, serving
 from tests.support.raw_http import chunk, connect, head, upload_headers, upload_parts
+from tests.support.server import serve_on_loopback
 from vaultgraph.config import Settings
 from vaultgraph.http.disconnects import RequestIds
 from vaultgraph.logs import formatter
@@ -160,18 +160,8 @@ async def small_app() -> AsyncIterator[str]:
     app = Starlette(routes=[Route("/disk-full", _disk_full, methods=["POST"]),
                             Route("/gone", _client_gone, methods=["POST"])],
                     middleware=[Middleware(RequestIds)])
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_config=None, lifespan="off"))
-    task = asyncio.create_task(server.serve())
-    while not server.started:
-        if task.done():
-            task.result()
-        await asyncio.sleep(0.02)
-    port = server.servers[0].sockets[0].getsockname()[1]
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        await task
+    async with serve_on_loopback(app, lifespan="off") as url:
+        yield url
 
 
 async def test_a_real_error_still_logs_its_traceback_and_answers_500(

@@ -43,27 +43,25 @@ class RunningServer:
 
 
 @contextlib.asynccontextmanager
-async def run_server(settings: Settings) -> AsyncIterator[RunningServer]:
-    app = create_app(settings)
-    config = uvicorn.Config(
-        app,
-        host="127.0.0.1",
-        port=settings.port,
-        log_config=None,
-        lifespan="on",
-        ws="websockets-sansio",
-    )
-    server = uvicorn.Server(config)
+async def serve_on_loopback(app: Any, port: int = 0, **config: Any) -> AsyncIterator[str]:
+    """`app` under real uvicorn on 127.0.0.1 (`port` 0: a free one) in this event loop; yields its base URL."""
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_config=None, **config))
     task = asyncio.create_task(server.serve())
     while not server.started:
         if task.done():
             task.result()
         await asyncio.sleep(0.02)
-    port = server.servers[0].sockets[0].getsockname()[1]
-    url = f"http://127.0.0.1:{port}"
-    async with httpx.AsyncClient(base_url=url, timeout=30) as client:
-        try:
-            yield RunningServer(url, client, app)
-        finally:
-            server.should_exit = True
-            await task
+    bound = server.servers[0].sockets[0].getsockname()[1]
+    try:
+        yield f"http://127.0.0.1:{bound}"
+    finally:
+        server.should_exit = True
+        await task
+
+
+@contextlib.asynccontextmanager
+async def run_server(settings: Settings) -> AsyncIterator[RunningServer]:
+    app = create_app(settings)
+    async with (serve_on_loopback(app, settings.port, lifespan="on", ws="websockets-sansio") as url,
+                httpx.AsyncClient(base_url=url, timeout=30) as client):
+        yield RunningServer(url, client, app)
