@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from vaultgraph.app import vault_folders
+from vaultgraph.runtime import vault_folders
 from vaultgraph.config import Settings
 from vaultgraph.errors import Forbidden, InvalidInput
 from vaultgraph.interop.vault import VaultService
