@@ -198,5 +198,5 @@ def parse(markdown: str) -> ParsedText:
         frontmatter_links=tuple(
             _find_links(markdown, frontmatter_scan(markdown, span), (span.yaml_start, span.yaml_end))
         ),
-        frontmatter_tags=frontmatter_tags(markdown[span.yaml_start : span.yaml_end]),
+        frontmatter_tags=frontmatter_tags(markdown, span),
     )
