@@ -13,8 +13,6 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime
 from typing import Any
 
-import frontmatter
-import yaml
 from neo4j import AsyncManagedTransaction
 
 from vaultgraph.domain import Note, Owner, Page, Principal, Scope
@@ -24,6 +22,7 @@ from vaultgraph.graph.session import Graph
 from vaultgraph.services.documents import owner_of
 from vaultgraph.services.pagination import decode_cursor, encode_cursor, page_size
 from vaultgraph.services.wikilink_sync import LinkJob, LinkSync, sync_wikilinks_many
+from vaultgraph.text.frontmatter import FrontmatterError, parse_frontmatter
 from vaultgraph.text.slugify import slugify
 from vaultgraph.text.wikilinks import ParsedText, parse
 from vaultgraph.workspace import sha256_hex
@@ -73,14 +72,14 @@ class SaveResult:
     sync: LinkSync = field(default_factory=LinkSync)
 
 
-def parse_frontmatter(body: str) -> dict[str, Any]:
+def _frontmatter(body: str) -> dict[str, Any]:
+    """The body's frontmatter properties; INVALID_INPUT on `body`, with the line (`extensions.line`), if unreadable."""
     try:
-        metadata = frontmatter.loads(body).metadata
-    except yaml.YAMLError as exc:
-        raise InvalidInput("body", f"the frontmatter is not valid YAML: {exc}".splitlines()[0]) from exc
-    # JSON round trip: YAML dates and the like become strings, so the stored form is plain JSON.
-    result: dict[str, Any] = json.loads(json.dumps(metadata, default=str))
-    return result
+        return parse_frontmatter(body)
+    except FrontmatterError as exc:
+        error = InvalidInput("body", f"the frontmatter at line {exc.line}: {exc.reason}")
+        error.details["line"] = exc.line
+        raise error from exc
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,7 +161,7 @@ class NoteService:
         props: dict[str, Any] = {
             "slug": slug, "slugName": slug.rsplit("/", 1)[-1], "title": title, "titleLower": title.casefold(),
             "body": draft.body,
-            "bodySha256": sha256_hex(draft.body.encode()), "frontmatter": json.dumps(parse_frontmatter(draft.body)),
+            "bodySha256": sha256_hex(draft.body.encode()), "frontmatter": json.dumps(_frontmatter(draft.body)),
             "tags": list(parsed.unique_tags), "kind": draft.kind.strip(), "noteDate": draft.note_date,
         }
         if draft.pinned is not None:
