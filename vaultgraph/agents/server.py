@@ -25,7 +25,7 @@ from vaultgraph.errors import AppError
 from vaultgraph.http.auth import Authenticator
 from vaultgraph.http.disconnects import read_body_first
 from vaultgraph.http.refusals import Refusal
-from vaultgraph.schema.context import Services
+from vaultgraph.schema.use_cases import Services
 from vaultgraph.services.links import LinkDraft
 from vaultgraph.services.notes import NoteDraft
 from vaultgraph.services.search import SearchMode, SearchRequest

@@ -147,9 +147,10 @@ class Note(Item):
 
     @strawberry.field(description="Similar notes not linked yet, with similarity and passage; computed, never stored.")
     async def suggestions(self, info: Info, limit: int = 10) -> list[LinkSuggestionType]:
-        from vaultgraph.resolvers.suggestions import note_suggestions
+        from vaultgraph.schema.search_types import LinkSuggestion  # imports this module: at call time
 
-        return await note_suggestions(info, str(self.id), limit)
+        found = await info.context.services.suggestions.suggest(info.context.principal, str(self.id), limit)
+        return [LinkSuggestion.from_domain(s) for s in found]
 
     @classmethod
     def from_domain(cls, note: domain.Note) -> Note:
