@@ -163,6 +163,9 @@ class NoteService:
             "body": draft.body,
             "bodySha256": sha256_hex(draft.body.encode()), "frontmatter": json.dumps(_frontmatter(draft.body)),
             "tags": list(parsed.unique_tags), "kind": draft.kind.strip(), "noteDate": draft.note_date,
+            # What the saving agent sees besides its own space: a personal note's wikilinks may bind to these teams'
+            # items (services/wikilink_sync.py `link_owners`).
+            "linkTeams": sorted(principal.team_ids) if principal.agent_id else [],
         }
         if draft.pinned is not None:
             props["pinned"] = draft.pinned
