@@ -12,15 +12,15 @@ import pytest
 
 from vaultgraph import cli_workspace, file_walk
 from vaultgraph.config import Settings
-from vaultgraph.domain import Document, Principal, Scope
-from vaultgraph.errors import Conflict, LimitExceeded, NotFound
+from vaultgraph.domain import Document, Owner, Principal, Scope
+from vaultgraph.errors import Conflict, InvalidInput, LimitExceeded, NotFound
 from vaultgraph.events import InProcessBus, WorkspaceScanProgress
 from vaultgraph.graph.session import Graph
 from vaultgraph.services import workspace_sync
 from vaultgraph.services.documents import DocumentDraft, DocumentFilter, DocumentService
 from vaultgraph.services.links import LinkService
-from vaultgraph.services.workspace_sync import WorkspaceSync, owner_from_path
-from vaultgraph.workspace import Workspace
+from vaultgraph.services.workspace_sync import WorkspaceSync
+from vaultgraph.workspace import Workspace, owner_of_place, place_of
 
 pytestmark = pytest.mark.graph
 
@@ -77,11 +77,20 @@ def put(root: Path, relative: str, data: bytes | str) -> Path:
     return target
 
 
-def test_ownership_comes_from_the_path() -> None:
-    assert owner_from_path("agents/bot-1/notes/a.md")[0].key == "agent:bot-1"
-    assert owner_from_path("teams/ops/a.md") == (owner_from_path("teams/ops/a.md")[0], "a.md")
-    assert owner_from_path("teams/ops/a.md")[0].scope is Scope.TEAM
-    assert owner_from_path("agents/readme.md")[0].scope is Scope.SHARED  # no agent folder: a shared file
+def test_ownership_comes_from_the_path_and_the_path_from_the_owner() -> None:
+    assert owner_of_place("agents/bot-1/notes/a.md")[0].key == "agent:bot-1"
+    assert owner_of_place("teams/ops/a.md") == (owner_of_place("teams/ops/a.md")[0], "a.md")
+    assert owner_of_place("teams/ops/a.md")[0].scope is Scope.TEAM
+    assert owner_of_place("agentsx/a.md")[0].scope is Scope.SHARED
+    for place in ("agents/alice/x.md", "teams/ops/agents/x.md", "notes/a.md"):
+        assert place_of(*owner_of_place(place)) == place  # the two directions agree
+    # The reserved folders hold owners' spaces only: a file there that names no owner is nobody's.
+    for reserved in ("agents/readme.md", "agents", "teams/x", "Agents/bot-1/a.md", "TEAMS/ops/a.md"):
+        with pytest.raises(InvalidInput, match="reserved"):
+            owner_of_place(reserved)
+    for shared in ("agents/bot-1/a.md", "agents/bot-1", "teams", "Teams/ops/a.md"):
+        with pytest.raises(InvalidInput, match="reserved"):
+            place_of(Owner(Scope.SHARED), shared)
 
 
 async def test_new_files_are_registered_as_they_are_and_a_rescan_costs_nothing(

@@ -2,8 +2,9 @@
 
 By SHA-256: an unchanged file costs a read and a hash; a changed one gets its new hash and is queued for
 enrichment; a new one is registered as it is (the file is not rewritten); a document whose file is gone is deleted
-as for a hard delete (inbound links become ghosts). Ownership comes from the path: `agents/<key>/…` is that agent's,
-`teams/<id>/…` that team's, anything else shared. One scan at a time per tenant.
+as for a hard delete (inbound links become ghosts). Ownership comes from the path alone (`workspace.layout`):
+`agents/<key>/…` is that agent's, `teams/<id>/…` that team's, anything else shared, whoever wrote the file; a file in
+a reserved folder that names no owner is skipped. One scan at a time per tenant.
 
 `sync_paths` does the same for a few named paths (the watcher's settled batch of changes) without walking the tree;
 a scan and a batch of the same tenant never run at once (one lock per tenant), so neither sees the other half done.
@@ -22,7 +23,7 @@ from pathlib import Path, PurePosixPath
 import structlog
 
 from vaultgraph import file_walk
-from vaultgraph.domain import Document, Owner, Principal, Scope
+from vaultgraph.domain import Document, Principal
 from vaultgraph.errors import AppError, Conflict, Forbidden, InvalidInput
 from vaultgraph.events import EventBus, WorkspaceScanProgress
 from vaultgraph.file_walk import walk_files
@@ -30,7 +31,8 @@ from vaultgraph.graph import workspace_sync as cypher
 from vaultgraph.graph.session import Graph
 from vaultgraph.services.documents import DocumentService
 from vaultgraph.services.links import LinkService
-from vaultgraph.workspace import Workspace, check_key, normalize_path, sha256_hex
+from vaultgraph.workspace import Workspace, check_key, normalize_path, owner_of_place, place_of, sha256_hex
+from vaultgraph.workspace.formats import decode_text, is_text_name, not_text_reason
 
 log = structlog.get_logger(__name__)
 
@@ -50,29 +52,6 @@ class ScanReport:
     removed: list[str] = field(default_factory=list)
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (tenant-relative path, why)
     done: bool = False
-
-
-def owner_from_path(relative: str) -> tuple[Owner, str]:
-    """The owner a tenant-relative path implies, and the document's path inside that owner's space."""
-    parts = PurePosixPath(relative).parts
-    if len(parts) >= 3 and parts[0] == "agents":
-        return Owner(Scope.PERSONAL, agent_id=check_key(parts[1], "agentId")), normalize_path("/".join(parts[2:]))
-    if len(parts) >= 3 and parts[0] == "teams":
-        return Owner(Scope.TEAM, team_id=check_key(parts[1], "teamId")), normalize_path("/".join(parts[2:]))
-    return Owner(Scope.SHARED), normalize_path(relative)
-
-
-def _relative(owner: Owner, path: str) -> str:
-    if owner.scope is Scope.PERSONAL:
-        return f"agents/{owner.agent_id}/{path}"
-    if owner.scope is Scope.TEAM:
-        return f"teams/{owner.team_id}/{path}"
-    return path
-
-
-def _ignored(parts: tuple[str, ...]) -> bool:
-    """What a walk never enters: hidden files and folders, `.git`, `node_modules` and the other skipped folders."""
-    return any(part.startswith(".") or part in file_walk.SKIPPED_DIRS for part in parts)
 
 
 @dataclass
@@ -99,7 +78,7 @@ def _sort_out(root: Path, relatives: Iterable[str]) -> _Batch:
             batch.skipped.append((raw, exc.message))
             continue
         parts = PurePosixPath(relative).parts
-        if _ignored(parts):
+        if any(file_walk.skipped_name(part) for part in parts):
             continue
         target, linked = root, False
         for part in parts:
@@ -145,13 +124,11 @@ def _sort_out(root: Path, relatives: Iterable[str]) -> _Batch:
     return batch
 
 
-def _text(data: bytes) -> str | None:
-    """The file as text, or None when it is binary (a NUL byte) or not UTF-8."""
-    if b"\x00" in data[:8192]:
-        return None
+def _place(document: Document) -> str | None:
+    """The document's tenant-relative place, or None when its path is not a place of its owner."""
     try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
+        return place_of(document.owner, document.path)
+    except InvalidInput:
         return None
 
 
@@ -246,7 +223,7 @@ class WorkspaceSync:
             places: dict[tuple[str, str], str] = {}
             for relative in [r for r, _ in batch.files] + batch.gone:
                 try:
-                    owner, path = owner_from_path(relative)
+                    owner, path = owner_of_place(relative)
                 except InvalidInput:
                     continue  # a file here is skipped with why by _sync_one; a path gone had no document
                 places[(owner.key, path)] = relative
@@ -264,8 +241,8 @@ class WorkspaceSync:
             unmatched = [relative for relative in batch.gone if relative not in matched]
             if unmatched:  # maybe a folder: every document under it whose file is gone
                 for document in await self.graph.read(cypher.tenant_documents, tenant_id):
-                    relative = _relative(document.owner, document.path)
-                    if any(not r or relative.startswith(f"{r}/") for r in unmatched):
+                    place = _place(document)
+                    if place is not None and any(not r or place.startswith(f"{r}/") for r in unmatched):
                         gone[(document.owner.key, document.path)] = document
             try:
                 await self._remove_missing(report, gone)
@@ -279,7 +256,7 @@ class WorkspaceSync:
     async def _sync_one(self, report: ScanReport, known: dict[tuple[str, str], Document], relative: str,
                         file: Path) -> None:
         try:
-            owner, path = owner_from_path(relative)
+            owner, path = owner_of_place(relative)
         except InvalidInput as exc:
             report.skipped.append((relative, exc.message))
             return
@@ -298,9 +275,12 @@ class WorkspaceSync:
         if document is not None and document.content_hash == digest:
             report.unchanged += 1
             return
-        text = _text(data)
+        text = decode_text(data)
         if text is None:
             report.skipped.append((relative, "binary or not UTF-8 text"))
+            return
+        if document is None and not is_text_name(path):  # the same rule as createDocument and uploads
+            report.skipped.append((relative, not_text_reason(path)))
             return
         try:
             if document is None:
@@ -320,11 +300,16 @@ class WorkspaceSync:
         """Documents the walk did not see whose file is really gone (not merely hidden or skipped)."""
         principal = Principal(report.tenant_id, sees_all_scopes=True)
         for document in known.values():
+            relative = _place(document)
+            if relative is None:  # stored before the layout rule held: its place is another owner's file
+                report.skipped.append((document.path, f"document {document.id} of {document.owner.key} is at a "
+                                                      "path reserved for another owner; delete it"))
+                continue
             target = self.workspace.file_for(report.tenant_id, document.owner, document.path)
             if await asyncio.to_thread(target.exists):
                 continue
             await self.links.hard_delete(principal, document)
-            report.removed.append(_relative(document.owner, document.path))
+            report.removed.append(relative)
 
     async def _publish(self, report: ScanReport, current: str | None) -> None:
         await self.bus.publish(WorkspaceScanProgress(

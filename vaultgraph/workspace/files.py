@@ -13,7 +13,7 @@ import aiofiles.os
 
 from vaultgraph.domain import Owner
 from vaultgraph.errors import InvalidInput
-from vaultgraph.workspace.layout import check_key, owner_prefix
+from vaultgraph.workspace.layout import check_key, place_of
 
 
 def sha256_hex(data: bytes) -> str:
@@ -28,7 +28,8 @@ class Workspace:
 
     def file_for(self, tenant_id: str, owner: Owner, path: str) -> Path:
         tenant_root = (self.root / check_key(tenant_id, "tenant")).resolve()
-        target = (tenant_root / owner_prefix(owner) / path).resolve()
+        # place_of refuses a path whose place is another owner's: no document reaches a file that is not its own.
+        target = (tenant_root / place_of(owner, path)).resolve()
         if not target.is_relative_to(tenant_root):
             raise InvalidInput("path", "resolves outside the workspace")
         return target
