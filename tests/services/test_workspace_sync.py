@@ -196,7 +196,7 @@ async def test_over_the_file_limit_nothing_is_scanned_and_the_slot_is_freed(
     monkeypatch.setattr(file_walk, "MAX_FILES", 3)
     with pytest.raises(LimitExceeded):
         await sync.scan(tenant)
-    assert sync.running_scan(tenant) is None
+    assert await sync.running_scan(tenant) is None
     with pytest.raises(NotFound):
         await documents.get_by_path(principal, "n0.md")
 
@@ -217,17 +217,46 @@ async def test_one_scan_at_a_time_per_tenant_and_progress_on_the_bus(
     sync: WorkspaceSync, bus: InProcessBus, tenant: str, root: Path,
 ) -> None:
     put(root, "a.md", "a")
-    first = sync.start(tenant)
+    first = await sync.start(tenant)
+    assert await sync.running_scan(tenant) == first.scan_id
     with pytest.raises(Conflict) as caught:
-        sync.start(tenant)
+        await sync.start(tenant)
     assert caught.value.details["scanId"] == first.scan_id
     async with bus.subscribe(lambda e: isinstance(e, WorkspaceScanProgress)) as subscription:
         await sync.run(first)
         events = subscription.drain()
-    assert sync.running_scan(tenant) is None
+    assert await sync.running_scan(tenant) is None
     last = events[-1]
     assert isinstance(last, WorkspaceScanProgress)
     assert (last.scan_id, last.done, last.seen, last.new, last.total) == (first.scan_id, True, 1, 1, 1)
+
+
+async def test_the_scan_lease_is_shared_by_processes_and_a_dead_holder_frees_it_by_expiry(
+    graph: Graph, settings: Settings, documents: DocumentService, bus: InProcessBus, tenant: str, root: Path,
+) -> None:
+    """Two WorkspaceSync objects stand for two processes on one Neo4j: one scan at a time across them, and a holder
+    that died (claimed, never ran, never renewed) holds the tenant only until its lease expires."""
+    put(root, "a.md", "a")
+    workspace = Workspace(settings.workspace_dir)
+
+    def process(lease_ms: int) -> WorkspaceSync:
+        return WorkspaceSync(graph, workspace, documents, LinkService(graph, workspace, 100), bus,
+                             lease_ms=lease_ms)
+
+    dead, alive = process(400), process(60_000)
+    claimed = await dead.start(tenant)
+    with pytest.raises(Conflict) as caught:
+        await alive.start(tenant)
+    assert caught.value.details["scanId"] == claimed.scan_id
+    assert await alive.running_scan(tenant) == claimed.scan_id
+    for _ in range(600):  # the lease runs out (nobody renews it): waited for with a 30 s deadline
+        if await alive.running_scan(tenant) is None:
+            break
+        await asyncio.sleep(0.05)
+    else:
+        pytest.fail("the dead holder's scan lease never expired")
+    report = await alive.scan(tenant)
+    assert report.new == ["a.md"] and await alive.running_scan(tenant) is None
 
 
 async def test_the_rescan_command_prints_a_progress_line_and_a_summary(

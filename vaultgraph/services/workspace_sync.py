@@ -4,7 +4,8 @@ By SHA-256: an unchanged file costs a read and a hash; a changed one gets its ne
 enrichment; a new one is registered as it is (the file is not rewritten); a document whose file is gone is deleted
 as for a hard delete (inbound links become ghosts). Ownership comes from the path alone (`workspace.layout`):
 `agents/<key>/…` is that agent's, `teams/<id>/…` that team's, anything else shared, whoever wrote the file; a file in
-a reserved folder that names no owner is skipped. One scan at a time per tenant.
+a reserved folder that names no owner is skipped. One scan at a time per tenant, in all processes together: a
+lease in Neo4j with an expiry (graph/workspace_sync.py), so two replicas never scan one workspace at once.
 
 `sync_paths` does the same for a few named paths (the watcher's settled batch of changes) without walking the tree;
 a scan and a batch of the same tenant never run at once (one lock per tenant), so neither sees the other half done.
@@ -13,6 +14,9 @@ a scan and a batch of the same tenant never run at once (one lock per tenant), s
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
+import socket
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Iterable
@@ -36,6 +40,7 @@ from vaultgraph.workspace.formats import decode_text, is_text_name, not_text_rea
 
 log = structlog.get_logger(__name__)
 
+SCAN_LEASE_MS = 60_000  # a dead process frees its tenant's scan after this; a live one renews at a third of it
 PROGRESS_EVERY_SECONDS = 0.25  # progress events while a scan runs, at most four a second (plus the last)
 DocumentHook = Callable[[Document], Awaitable[None]]
 
@@ -134,7 +139,7 @@ def _place(document: Document) -> str | None:
 
 class WorkspaceSync:
     def __init__(self, graph: Graph, workspace: Workspace, documents: DocumentService, links: LinkService,
-                 bus: EventBus, on_changed: DocumentHook | None = None) -> None:
+                 bus: EventBus, on_changed: DocumentHook | None = None, lease_ms: int = SCAN_LEASE_MS) -> None:
         self.graph = graph
         self.workspace = workspace
         self.documents = documents
@@ -142,24 +147,28 @@ class WorkspaceSync:
         self.bus = bus
         # Called with each document whose file changed (the composition root passes EnrichmentService.enqueue).
         self.on_changed = on_changed
-        self._running: dict[str, str] = {}  # tenant → id of its running scan
+        self.lease_ms = lease_ms
+        self.holder = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"  # for whoever reads the lease
         self._locks: dict[str, asyncio.Lock] = {}  # tenant → held by its scan or by a watcher batch
 
     def _lock(self, tenant_id: str) -> asyncio.Lock:
         return self._locks.setdefault(tenant_id, asyncio.Lock())
 
-    def running_scan(self, tenant_id: str) -> str | None:
-        return self._running.get(tenant_id)
+    async def running_scan(self, tenant_id: str) -> str | None:
+        """The id of the tenant's scan running now in any process (its lease is live), or None."""
+        return await self.graph.read(cypher.running_scan, check_key(tenant_id, "tenant"))
 
-    def start(self, tenant_id: str) -> ScanReport:
-        """Claim the tenant's one scan slot (CONFLICT naming the running scan otherwise); run it with `run`."""
+    async def start(self, tenant_id: str) -> ScanReport:
+        """Claim the tenant's one scan lease, shared by every process on this Neo4j (CONFLICT naming the running
+        scan otherwise); run the scan with `run`, which renews the lease while it works and releases it at the end.
+        A process that dies mid-scan stops renewing: its lease expires after `lease_ms` and frees the tenant."""
         check_key(tenant_id, "tenant")
-        running = self._running.get(tenant_id)
-        if running is not None:
-            raise Conflict(f"scan {running} of this workspace is still running; wait for it to finish",
-                           scanId=running)
         report = ScanReport(scan_id=f"scan_{uuid.uuid4().hex[:16]}", tenant_id=tenant_id)
-        self._running[tenant_id] = report.scan_id
+        claim = await self.graph.write(cypher.claim_scan_lease, tenant_id, report.scan_id, self.holder,
+                                       self.lease_ms)
+        if not claim.claimed:
+            raise Conflict(f"scan {claim.scan_id} of this workspace is still running; wait for it to finish",
+                           scanId=claim.scan_id)
         return report
 
     async def rescan(self, principal: Principal) -> ScanReport:
@@ -170,22 +179,41 @@ class WorkspaceSync:
 
     async def scan(self, tenant_id: str) -> ScanReport:
         """Claim the slot and run the scan to its end."""
-        return await self.run(self.start(tenant_id))
+        return await self.run(await self.start(tenant_id))
 
     async def run(self, report: ScanReport) -> ScanReport:
         tenant = report.tenant_id
         started = time.monotonic()
+        renewing = asyncio.create_task(self._renew(report), name=f"scan-lease-{report.scan_id}")
         try:
             async with self._lock(tenant):
                 await self._walk_and_sync(report)
         finally:
+            renewing.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await renewing
             report.done = True
-            self._running.pop(tenant, None)
+            try:
+                await self.graph.write(cypher.release_scan_lease, tenant, report.scan_id)
+            except Exception:  # the scan's own outcome is what the caller needs; the lease expires by itself
+                log.exception("scan lease release failed", tenant=tenant, scan=report.scan_id)
             await self._publish(report, None)
         log.info("workspace scanned", tenant=tenant, scan=report.scan_id, seen=report.seen, new=len(report.new),
                  changed=len(report.changed), removed=len(report.removed), skipped=len(report.skipped),
                  seconds=round(time.monotonic() - started, 3))
         return report
+
+    async def _renew(self, report: ScanReport) -> None:
+        """Keep the lease while the scan runs: renewed at a third of its length, so one slow renewal never loses it."""
+        while True:
+            await asyncio.sleep(self.lease_ms / 3000)
+            try:
+                if not await self.graph.write(cypher.renew_scan_lease, report.tenant_id, report.scan_id,
+                                              self.lease_ms):
+                    log.warning("scan lease lost", tenant=report.tenant_id, scan=report.scan_id)
+                    return
+            except Exception:  # Neo4j away for a moment: try again at the next tick, the lease may still hold
+                log.exception("scan lease renewal failed", tenant=report.tenant_id, scan=report.scan_id)
 
     async def _walk_and_sync(self, report: ScanReport) -> None:
         tenant = report.tenant_id
