@@ -19,9 +19,9 @@ from vaultgraph.graph import documents as cypher
 from vaultgraph.graph import workspace_sync as sync_cypher
 from vaultgraph.graph.session import Graph
 from vaultgraph.services.pagination import decode_cursor, encode_cursor, page_size
+from vaultgraph.services.taxonomy import TAXONOMY_FILE, load_taxonomy
 from vaultgraph.services.wikilink_sync import sync_wikilinks
 from vaultgraph.text.resolve import document_name
-from vaultgraph.workers.taxonomy import TAXONOMY_FILE, load_taxonomy
 from vaultgraph.workspace import Workspace, check_document_path, check_key, normalize_path, sha256_hex
 from vaultgraph.workspace.formats import check_text_name, doc_type_of
 
