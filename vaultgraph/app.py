@@ -27,11 +27,14 @@ from vaultgraph.health import Neo4jMonitor
 from vaultgraph.http.auth import Authenticator, check_bind
 from vaultgraph.http.body_limit import BodySizeLimit
 from vaultgraph.http.disconnects import RequestIds
+from vaultgraph.http.hosts import HostCheck, HostPolicy
 from vaultgraph.http.rate_limit import RateLimiter
 from vaultgraph.http.view import GuardedGraphQL
+from vaultgraph.http.ws import FRAME_SLACK_BYTES
 from vaultgraph.interop.vault import VaultService
 from vaultgraph.models import ModelClient, ModelConfig, build_model_client
 from vaultgraph.schema.context import Context, Services
+from vaultgraph.schema.json_scalar import JSON_SCALARS
 from vaultgraph.schema.limits import Limits, limit_extensions
 from vaultgraph.schema.root import build_schema
 from vaultgraph.services.auth import ApiKeyService
@@ -82,12 +85,20 @@ def build_services(settings: Settings, graph: Graph, models: ModelClient, bus: E
                     weekly_review=WeeklyReviewService(graph, notes, models))
 
 
-def vault_folders(settings: Settings) -> list[Path] | None:
-    """Where the API may import and export vaults: the configured folders, else anywhere on a development server
-    (one local user, loopback only) and nowhere on a server that requires API keys."""
+def vault_folders(settings: Settings) -> list[Path]:
+    """Where the API may import and export vaults: the configured folders, else the data directory on a development
+    server (a page that reaches it through the browser must not read or write the rest of the machine) and nowhere
+    on a server that requires API keys."""
     if settings.vault_dirs is not None:
         return settings.vault_dirs
-    return None if settings.dev_mode else []
+    return [settings.data_dir] if settings.dev_mode else []
+
+
+def uvicorn_options(settings: Settings) -> dict[str, Any]:
+    """What uvicorn needs beyond the app, for `vaultgraph serve` and the test servers alike: a WebSocket frame is
+    read only a little past the request cap (http/ws.py answers a message over the cap; uvicorn's default reads
+    16 MiB)."""
+    return {"ws": "websockets-sansio", "ws_max_size": settings.max_body_bytes + FRAME_SLACK_BYTES}
 
 
 def model_config(settings: Settings) -> ModelConfig:
@@ -123,9 +134,11 @@ def build_graphql(settings: Settings, services: Services, keys: ApiKeyService) -
     authenticator = Authenticator(keys, RateLimiter(settings.rate_limit_per_second, settings.rate_limit_burst),
                                   dev_tenant)
     schema = build_schema(limit_extensions(Limits.from_settings(settings)),
-                          StrawberryConfig(batching_config={"max_operations": settings.max_batch_operations}))
+                          StrawberryConfig(batching_config={"max_operations": settings.max_batch_operations},
+                                           scalar_map=JSON_SCALARS))
     return GraphQLApp(services, schema, authenticator, ws_init_timeout=settings.ws_connection_init_timeout,
-                      graphql_ide="graphiql" if settings.graphiql else None, upload_limits=upload_limits(settings))
+                      graphql_ide="graphiql" if settings.graphiql else None, upload_limits=upload_limits(settings),
+                      max_message_bytes=settings.max_body_bytes)
 
 
 def create_app(settings: Settings) -> Starlette:
@@ -137,18 +150,20 @@ def create_app(settings: Settings) -> Starlette:
     services = build_services(settings, graph, models)
     keys = ApiKeyService(graph, settings.api_key_cache_seconds)
     graphql = build_graphql(settings, services, keys)
-    mcp = build_endpoint(services, graphql.authenticator, settings.host)  # same admission rules as GraphQL
+    mcp = build_endpoint(services, graphql.authenticator)  # same admission rules as GraphQL
     workers = build_workers(settings, graph, models, services.enrichment.bus) if settings.enrichment_workers else None
     workspace_watcher = (WorkspaceWatcher(services.workspace_sync, settings.workspace_dir,
                                           settings.workspace_watch_debounce_ms)
                          if settings.workspace_watch else None)
 
     async def healthz(request: Request) -> JSONResponse:
+        """Up or down for anyone (a load balancer has no key); where Neo4j is and which version it runs only for a
+        valid API key, or in development mode (the Host check keeps that to this machine's own pages)."""
         health = monitor.health
-        body = {
-            "status": "ok" if health.state == "up" else "degraded",
-            "neo4j": {"state": health.state, "uri": uri, "version": health.version, "error": health.error},
-        }
+        neo4j: dict[str, Any] = {"state": health.state}
+        if await graphql.authenticator.may_see_details(request):
+            neo4j.update(uri=uri, version=health.version, error=health.error)
+        body = {"status": "ok" if health.state == "up" else "degraded", "neo4j": neo4j}
         return JSONResponse(body, status_code=200 if health.state == "up" else 503)
 
     @contextlib.asynccontextmanager
@@ -184,7 +199,8 @@ def create_app(settings: Settings) -> Starlette:
             Mount("/", app=Explorer()),  # the web explorer (web/dist), after the API routes
         ],
         lifespan=lifespan,
-        middleware=[Middleware(RequestIds),  # outermost: ids, and a client gone is no server error
+        middleware=[Middleware(RequestIds),  # outermost: ids and headers, and a client gone is no server error
+                    Middleware(HostCheck, policy=HostPolicy(settings.allowed_hosts, settings.dev_mode)),
                     Middleware(BodySizeLimit, max_bytes=settings.max_body_bytes,
                                upload_max_bytes=settings.upload_max_body_bytes)],
     )
