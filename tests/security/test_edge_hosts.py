@@ -8,6 +8,7 @@ import hashlib
 import re
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -61,10 +62,11 @@ async def test_development_mode_answers_only_loopback_and_allowed_hosts(dev: Run
     port = _port(dev)
     for host in ["evil.example", f"evil.example:{port}", "127.0.0.1.evil.example", "10.0.0.5", "", "box.lan",
                  "box.lan:9000", "localhost.:1", "vault.lan.evil.example"]:
-        for method, path, kwargs in [("POST", "/graphql", {"json": COUNT}), ("GET", "/healthz", {}),
-                                     ("GET", "/", {}), ("POST", "/mcp", {"json": MCP_INIT, "headers": MCP_HEADERS})]:
-            headers = {**kwargs.pop("headers", {}), "host": host}  # type: ignore[dict-item]
-            _misdirected(await dev.client.request(method, path, headers=headers, **kwargs))
+        routes: list[tuple[str, str, dict[str, Any] | None, dict[str, str]]] = [
+            ("POST", "/graphql", COUNT, {}), ("GET", "/healthz", None, {}), ("GET", "/", None, {}),
+            ("POST", "/mcp", MCP_INIT, MCP_HEADERS)]
+        for method, path, body, headers in routes:
+            _misdirected(await dev.client.request(method, path, json=body, headers={**headers, "host": host}))
     for host in [f"127.0.0.1:{port}", "localhost", f"localhost:{port}", f"[::1]:{port}", "[::1]", "127.0.0.2",
                  "vault.lan", f"VAULT.lan:{port}", "box.lan:8443"]:
         response = await dev.client.post("/graphql", json=COUNT, headers={"host": host})
