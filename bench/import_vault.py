@@ -38,7 +38,6 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from vaultgraph.runtime import model_config  # noqa: E402
 from vaultgraph.cli_vault import _progress as cli_progress  # noqa: E402
 from vaultgraph.config import Settings  # noqa: E402
 from vaultgraph.domain import Principal  # noqa: E402
@@ -47,6 +46,7 @@ from vaultgraph.graph.session import Graph  # noqa: E402
 from vaultgraph.interop.vault import Progress, VaultReport, VaultService  # noqa: E402
 from vaultgraph.models.client import ModelClient, build_model_client  # noqa: E402
 from vaultgraph.neo4j_local import server as local_neo4j  # noqa: E402
+from vaultgraph.runtime import model_config  # noqa: E402
 from vaultgraph.services.documents import DocumentService  # noqa: E402
 from vaultgraph.services.indexing import Indexer, chunking_policy  # noqa: E402
 from vaultgraph.services.notes import NoteFilter, NoteService  # noqa: E402

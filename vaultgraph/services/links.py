@@ -16,7 +16,7 @@ from vaultgraph.graph import links as cypher
 from vaultgraph.graph import whole_reads
 from vaultgraph.graph.records import link_from_record
 from vaultgraph.graph.session import Graph
-from vaultgraph.services.pagination import decode_cursor, encode_cursor, page_size
+from vaultgraph.services.pagination import encode_cursor, page_size, timestamp_cursor
 from vaultgraph.services.wikilink_sync import body_keys, canonical_ref, item_key, key_in, resolve_refs
 from vaultgraph.text.wikilinks import parse
 from vaultgraph.workspace import Workspace
@@ -50,7 +50,7 @@ def link_page_params(
     and the items): INVALID_INPUT for a bad `first`, `after` or type. The statements read one row more than the
     page shows, to tell whether a next page exists."""
     limit = page_size(first, max_page_size)
-    after_ts, after_id = decode_cursor(after, 2) if after else (None, None)
+    after_ts, after_id = timestamp_cursor(after)
     return limit, {"types": link_types(types), "ownerKeys": principal.visible_owner_keys(), "afterTs": after_ts,
                    "afterId": after_id, "limit": limit + 1}
 

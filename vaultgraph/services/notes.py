@@ -20,7 +20,7 @@ from vaultgraph.errors import AppError, Conflict, Forbidden, InvalidInput, Limit
 from vaultgraph.graph import notes as cypher
 from vaultgraph.graph.session import Graph
 from vaultgraph.services.documents import owner_of
-from vaultgraph.services.pagination import decode_cursor, encode_cursor, page_size
+from vaultgraph.services.pagination import encode_cursor, page_size, timestamp_cursor
 from vaultgraph.services.wikilink_sync import LinkJob, LinkSync, sync_wikilinks_many
 from vaultgraph.text.frontmatter import FrontmatterError, parse_frontmatter
 from vaultgraph.text.slugify import slugify
@@ -302,7 +302,7 @@ class NoteService:
 
     async def page(self, principal: Principal, filters: NoteFilter, first: int | None, after: str | None) -> Page[Note]:
         limit = page_size(first, self.max_page_size)
-        after_ts, after_id = decode_cursor(after, 2) if after else (None, None)
+        after_ts, after_id = timestamp_cursor(after)
         params: dict[str, Any] = {
             "tenant": principal.tenant_id, "ownerKeys": principal.visible_owner_keys(),
             "includeArchived": filters.include_archived, "scope": filters.scope.value if filters.scope else None,
