@@ -74,7 +74,7 @@ def build_services(settings: Settings, graph: Graph, models: ModelClient, bus: E
     indexer = Indexer(graph, models, chunking_policy(settings))
     notes = NoteService(graph, settings.page_size_max, indexer=save_hook(indexer, fuzzy))
     sync = WorkspaceSync(graph, workspace, documents, links, enrichment.bus, on_changed=enrichment.enqueue)
-    vault = VaultService(notes, documents, vault_folders(settings))
+    vault = VaultService(notes, documents, links, vault_folders(settings))
     return Services(documents=documents, notes=notes, links=links, vault=vault, enrichment=enrichment,
                     search=search, suggestions=SuggestionService(graph, search), fuzzy=fuzzy,
                     context_pack=ContextPackService(search, links, TokenCounter()), workspace_sync=sync,

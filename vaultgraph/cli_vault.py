@@ -14,6 +14,7 @@ from vaultgraph.graph.migrations import apply_migrations
 from vaultgraph.graph.session import Graph
 from vaultgraph.interop.vault import VaultService
 from vaultgraph.services.documents import DocumentService
+from vaultgraph.services.links import LinkService
 from vaultgraph.services.notes import NoteService
 from vaultgraph.workspace import Workspace, check_key
 
@@ -43,8 +44,9 @@ async def _run(settings: Settings, args: argparse.Namespace, uri: str) -> int:
         await graph.verify()
         await apply_migrations(graph, settings.embedding_dimensions)
         notes = NoteService(graph, settings.page_size_max)
-        documents = DocumentService(graph, Workspace(settings.workspace_dir), settings.page_size_max)
-        service = VaultService(notes, documents)
+        workspace = Workspace(settings.workspace_dir)
+        documents = DocumentService(graph, workspace, settings.page_size_max)
+        service = VaultService(notes, documents, LinkService(graph, workspace, settings.page_size_max))
         principal = Principal(check_key(args.tenant or settings.dev_tenant, "--tenant"), sees_all_scopes=True)
         if args.command == "import-vault":
             report = await service.import_vault(principal, args.path.resolve(), args.force, _progress)
@@ -57,7 +59,12 @@ async def _run(settings: Settings, args: argparse.Namespace, uri: str) -> int:
                 print(f"  skipped {path}: {why}")
         else:
             written = await service.export_vault(principal, args.path.resolve())
-            print(f"{len(written.written)} notes written to {args.path}")
+            print(f"{len(written.written)} notes and {len(written.attachments)} attachments written to {args.path}, "
+                  f"{len(written.renamed)} renamed, {len(written.skipped)} skipped")
+            for path, renamed in written.renamed:
+                print(f"  renamed (another item holds the name): {path} -> {renamed}")
+            for path, why in written.skipped:
+                print(f"  skipped {path!r}: {why}")
         return 0
     finally:
         await graph.close()

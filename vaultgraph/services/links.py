@@ -16,6 +16,7 @@ from vaultgraph.graph import links as cypher
 from vaultgraph.graph import whole_reads
 from vaultgraph.graph.records import link_from_record
 from vaultgraph.graph.session import Graph
+from vaultgraph.interop.names import vault_file
 from vaultgraph.services.pagination import decode_cursor, encode_cursor, page_size
 from vaultgraph.services.wikilink_sync import canonical_ref, resolve_refs, safe_slug
 from vaultgraph.workspace import Workspace
@@ -289,7 +290,7 @@ class LinkService:
                 angle = 2 * math.pi * i / len(members)
                 canvas_nodes.append({
                     "id": node.id, "type": "file",
-                    "file": node.path if isinstance(node, Document) else f"{node.slug}.md",
+                    "file": vault_file(node),  # the path it has in an exported vault, as the spec asks
                     "x": round(ring * 420 * math.cos(angle)) - 130, "y": round(ring * 420 * math.sin(angle)) - 40,
                     "width": 260, "height": 80, "vaultgraph:title": node.title,
                 })
