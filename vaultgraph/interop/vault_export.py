@@ -50,7 +50,7 @@ def _why(exc: Exception) -> str:
 def note_meta(note: Note, relative: str, links: list[dict[str, Any]]) -> dict[str, Any]:
     """The `vaultgraph:` key for `note` written at `relative`: only what the file would not give back alone."""
     _, inner = split_owner(relative)
-    own = vault_meta.from_properties(note.body)
+    own = vault_meta.from_properties(note.frontmatter)
     meta: dict[str, Any] = {}
     if note.title != PurePosixPath(inner).stem:
         meta["title"] = note.title

@@ -22,24 +22,26 @@ from vaultgraph.services.notes import parse_frontmatter
 from vaultgraph.text.frontmatter import find_frontmatter
 
 KEY = "vaultgraph"
-_KEY_LINE = re.compile(rf"^{KEY}:[ \t]*(?:\r?\n|\Z)", re.MULTILINE)
+_KEY_LINE = re.compile(rf"^{KEY}:[^\n]*(?:\n|\Z)", re.MULTILINE)
 _CONTINUATION = re.compile(r"(?:[ \t][^\n]*(?:\n|\Z))*")
 
 
 def add_block(body: str, meta: dict[str, Any]) -> str:
-    """`body` with `meta` as the `vaultgraph:` key of its frontmatter (the body itself when `meta` is empty)."""
-    if not meta:
+    """`body` with `meta` as the `vaultgraph:` key of its frontmatter (the body itself when `meta` is empty and the
+    body holds no such key of its own, which import would otherwise take for the export's)."""
+    span = find_frontmatter(body)
+    if not meta and (span is None or _KEY_LINE.search(body, span.yaml_start, span.yaml_end) is None):
         return body
     block = yaml.safe_dump({KEY: meta}, sort_keys=False, allow_unicode=True, width=10_000)
-    span = find_frontmatter(body)
-    if span is None:
+    if span is None or span.yaml_start == span.yaml_end:
+        # A frontmatter of its own (before an empty one), which import drops again whole.
         return f"---\n{block}---\n{body}"
     return body[: span.yaml_start] + block + body[span.yaml_start :]
 
 
 def split_block(text: str) -> tuple[str, dict[str, Any]]:
     """The body without the `vaultgraph:` key an export added, and that key's mapping ({} when there is none).
-    INVALID_INPUT when the key is there but is not a YAML mapping."""
+    INVALID_INPUT when the key's lines are not YAML."""
     span = find_frontmatter(text)
     if span is None:
         return text, {}
@@ -55,7 +57,7 @@ def split_block(text: str) -> tuple[str, dict[str, Any]]:
         raise InvalidInput("body", f"the {KEY} frontmatter key is not valid YAML: {exc}".splitlines()[0]) from exc
     meta = loaded.get(KEY) if isinstance(loaded, dict) else None
     if not isinstance(meta, dict):
-        raise InvalidInput("body", f"the {KEY} frontmatter key must hold a mapping")
+        return text, {}  # a property of the author's that happens to share the name: part of the body
     body = text[: found.start()] + text[end:]
     remaining = find_frontmatter(body)
     if remaining is not None and remaining.yaml_start == remaining.yaml_end and remaining.yaml_start == span.yaml_start:
@@ -88,20 +90,18 @@ class Stated:
     archived: bool | None = None
 
 
-def from_properties(body: str) -> Stated:
-    """What the body's own frontmatter says: `kind` (a string), `date` (an ISO date), `pinned` (a boolean).
-    INVALID_INPUT for frontmatter that is not YAML (the save would refuse it too)."""
-    # TODO(text-parse): parse_frontmatter raises InvalidInput today; expect text/frontmatter's FrontmatterError.
-    props = parse_frontmatter(body)
-    kind, pinned = props.get("kind"), props.get("pinned")
-    return Stated(kind=kind.strip() if isinstance(kind, str) and kind.strip() else None,
-                  note_date=_as_date(props.get("date")), dated=_as_date(props.get("date")) is not None,
-                  pinned=pinned if isinstance(pinned, bool) else None)
+def from_properties(props: dict[str, Any]) -> Stated:
+    """What a note's own frontmatter properties say: `kind` (a string), `date` (an ISO date), `pinned` (a boolean)."""
+    kind, pinned, day = props.get("kind"), props.get("pinned"), _as_date(props.get("date"))
+    return Stated(kind=kind.strip() if isinstance(kind, str) and kind.strip() else None, note_date=day,
+                  dated=day is not None, pinned=pinned if isinstance(pinned, bool) else None)
 
 
 def stated(body: str, meta: dict[str, Any]) -> Stated:
-    """The block over the body's properties."""
-    base = from_properties(body)
+    """The block over the body's properties. INVALID_INPUT for frontmatter that is not YAML (the save would refuse
+    it too)."""
+    # TODO(text-parse): parse_frontmatter raises InvalidInput today; expect text/frontmatter's FrontmatterError.
+    base = from_properties(parse_frontmatter(body))
     kind, title, slug = meta.get("kind"), meta.get("title"), meta.get("slug")
     pinned, archived = meta.get("pinned"), meta.get("archived")
     return Stated(
