@@ -16,7 +16,7 @@ pytestmark = pytest.mark.security
 
 def service(folders: list[Path] | None) -> VaultService:
     # The folder check needs neither service; it runs before either is used.
-    return VaultService(notes=None, documents=None, folders=folders)  # type: ignore[arg-type]
+    return VaultService(notes=None, documents=None, links=None, folders=folders)  # type: ignore[arg-type]
 
 
 def test_only_configured_folders_and_their_subfolders_are_allowed(tmp_path: Path) -> None:

@@ -72,7 +72,7 @@ class SaveResult:
     sync: LinkSync = field(default_factory=LinkSync)
 
 
-def _frontmatter(body: str) -> dict[str, Any]:
+def frontmatter_properties(body: str) -> dict[str, Any]:
     """The body's frontmatter properties; INVALID_INPUT on `body`, with the line (`extensions.line`), if unreadable."""
     try:
         return parse_frontmatter(body)
@@ -161,7 +161,8 @@ class NoteService:
         props: dict[str, Any] = {
             "slug": slug, "slugName": slug.rsplit("/", 1)[-1], "title": title, "titleLower": title.casefold(),
             "body": draft.body,
-            "bodySha256": sha256_hex(draft.body.encode()), "frontmatter": json.dumps(_frontmatter(draft.body)),
+            "bodySha256": sha256_hex(draft.body.encode()),
+            "frontmatter": json.dumps(frontmatter_properties(draft.body)),
             "tags": list(parsed.unique_tags), "kind": draft.kind.strip(), "noteDate": draft.note_date,
             # What the saving agent sees besides its own space: a personal note's wikilinks may bind to these teams'
             # items (services/wikilink_sync.py `link_owners`).
