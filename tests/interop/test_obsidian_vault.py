@@ -20,11 +20,11 @@ from vaultgraph.workspace import Workspace
 
 pytestmark = pytest.mark.graph
 
-# Each wikilink edge with where it comes from and where it goes (a vault path), or its raw target while a ghost.
+# Each wikilink edge with where it comes from and where it goes (a vault path), or its authored ref while a ghost.
 EDGES = """
 MATCH (s:Item {tenantId: $tenant})-[r:WIKILINK]->(t)
 RETURN coalesce(s.vaultPath, s.path) AS source, CASE WHEN t:Ghost THEN null ELSE coalesce(t.vaultPath, t.path) END
-       AS target, r.target AS raw, coalesce(r.count, 1) AS count
+       AS target, r.ref AS raw, coalesce(r.count, 1) AS count
 """
 
 
