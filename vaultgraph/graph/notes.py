@@ -47,10 +47,24 @@ MATCH (n:Item:Note {tenantId: $tenant, id: row.id})
 SET n += row.props, n.updatedAt = datetime()
 RETURN i, """ + _NOTE
 
-SET_ARCHIVED = """
-MATCH (n:Item:Note {tenantId: $tenant, id: $id})
-SET n.archivedAt = CASE WHEN $archived THEN datetime() ELSE null END, n.updatedAt = datetime()
-RETURN """ + _NOTE
+# After a rename: the wikilinks bound to the note by a name it no longer has (`$names` are its names now; a fuzzy
+# guess names nothing and stays). The edge's resolution key is `key` where links carry one, else `ref`.
+STALE_INBOUND_SOURCES = """
+MATCH (n:Item:Note {tenantId: $tenant, id: $id})<-[r:WIKILINK {origin: 'wikilink'}]-(s:Note {tenantId: $tenant})
+WHERE r.guessed IS NULL AND NOT coalesce(r.key, r.ref) IN $names
+RETURN s.id AS id, collect(coalesce(r.key, r.ref)) AS keys
+"""
+
+# …and those left (not rewritten) become edges to the ghost of the old name, as a hard delete does
+# (graph/links.py UNBIND_INBOUND), so they bind again if a note takes that name.
+GHOST_STALE_INBOUND = """
+MATCH (n:Item:Note {tenantId: $tenant, id: $id})<-[r:WIKILINK {origin: 'wikilink'}]-(s:Item {tenantId: $tenant})
+WHERE r.guessed IS NULL AND NOT coalesce(r.key, r.ref) IN $names
+MERGE (g:Ghost {tenantId: $tenant, ref: coalesce(r.key, r.ref)})
+CREATE (s)-[b:WIKILINK]->(g)
+SET b = properties(r)
+DELETE r
+"""
 
 SET_INDEXED = """
 UNWIND $rows AS row
@@ -154,9 +168,16 @@ async def notes_by_slugs(
     return {note.slug: note for note in notes}
 
 
-async def set_archived(tx: AsyncManagedTransaction, tenant: str, id: str, archived: bool) -> Note | None:
-    record = await (await tx.run(SET_ARCHIVED, tenant=tenant, id=id, archived=archived)).single()
-    return note_from_node(record["n"]) if record else None
+async def stale_inbound_sources(
+    tx: AsyncManagedTransaction, tenant: str, id: str, names: list[str]
+) -> dict[str, list[str]]:
+    """Notes linking to the note `id` by a name not in `names`: source id → the keys of those links."""
+    result = await tx.run(STALE_INBOUND_SOURCES, tenant=tenant, id=id, names=names)
+    return {record["id"]: list(record["keys"]) async for record in result}
+
+
+async def ghost_stale_inbound(tx: AsyncManagedTransaction, tenant: str, id: str, names: list[str]) -> None:
+    await (await tx.run(GHOST_STALE_INBOUND, tenant=tenant, id=id, names=names)).consume()
 
 
 async def set_indexed(tx: AsyncManagedTransaction, tenant: str, indexed: dict[str, bool]) -> None:

@@ -6,6 +6,7 @@ import) with the same end state as saving them one after another."""
 
 from __future__ import annotations
 
+import enum
 import json
 import uuid
 from collections.abc import Awaitable, Callable, Iterator, Sequence
@@ -23,14 +24,19 @@ from vaultgraph.graph import notes as cypher
 from vaultgraph.graph.session import Graph
 from vaultgraph.services.documents import owner_of
 from vaultgraph.services.pagination import decode_cursor, encode_cursor, page_size
-from vaultgraph.services.wikilink_sync import LinkJob, LinkSync, sync_wikilinks_many
+from vaultgraph.services.wikilink_sync import LinkJob, LinkSync, own_refs, safe_slug, sync_wikilinks_many
+from vaultgraph.text.link_edits import retarget_links
+from vaultgraph.text.properties import PropertiesError, set_properties
 from vaultgraph.text.slugify import slugify
-from vaultgraph.text.wikilinks import ParsedText, parse
+from vaultgraph.text.wikilinks import ParsedText, WikiLink, parse
 from vaultgraph.workspace import sha256_hex
 
 MAX_BODY_BYTES = 5 * 1024 * 1024
 MAX_TITLE_LENGTH = 500
+MAX_KIND_LENGTH = 40
 CAPTURE_RETRIES = 5
+# A partial update re-reads and re-applies itself when the body changed between its read and its write.
+UPDATE_RETRIES = 5
 # Drafts per write transaction of `save_many`: big enough that a statement's fixed cost is spread thin, small
 # enough that a batch's transaction state and its embedding call stay modest.
 SAVE_BATCH = 250
@@ -40,20 +46,48 @@ SAVE_BATCH = 250
 Indexer = Callable[[Principal, Sequence[Note]], Awaitable[list[bool]]]
 
 
+class Keep(enum.Enum):
+    """A draft field left out: the stored value stays (for a field where None means "clear")."""
+
+    KEEP = "keep"
+
+
+KEEP = Keep.KEEP
+DayField = date | None | Keep
+
+
 @dataclass(frozen=True, slots=True)
 class NoteDraft:
+    """What a save writes. The whole body is replaced; a field left out (None, KEEP) keeps the stored value, or
+    for kind, noteDate and pinned takes the body's front-matter property (`kind`, `noteDate` or `date`, `pinned`)
+    when it has one. An explicit value wins over the front matter."""
+
     title: str
-    body: str = ""
+    body: str | None = None  # None: "" for a new note; refused for an existing one (it would blank it)
     id: str | None = None
     slug: str | None = None
-    kind: str = "note"
+    kind: str | None = None
     pinned: bool | None = None
-    note_date: date | None = None
+    note_date: DayField = KEEP  # None clears the date
+    archived: bool | None = None
     scope: Scope = Scope.SHARED
     agent_id: str | None = None
     team_id: str | None = None
     if_body_sha256: str | None = None  # optimistic concurrency: refuse when the stored body changed meanwhile
     vault_path: str | None = None  # the file this note came from in an Obsidian vault (kept for export)
+    rewrite_links: bool = True  # a rename rewrites the [[links]] to this note in their bodies; else they go ghost
+
+
+@dataclass(frozen=True, slots=True)
+class NotePatch:
+    """A partial update: only the fields given change. `properties` sets the given front-matter keys (None
+    deletes one) and keeps the others; the body is otherwise untouched."""
+
+    pinned: bool | None = None
+    archived: bool | None = None
+    kind: str | None = None
+    note_date: DayField = KEEP
+    properties: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +105,45 @@ class SaveResult:
     created: bool
     body_changed: bool
     sync: LinkSync = field(default_factory=LinkSync)
+    renamed: bool = False  # an existing note whose slug changed
+    rewritten: tuple[Note, ...] = ()  # notes whose links to this one the rename rewrote (every owner)
+
+    def readable_rewritten(self, principal: Principal) -> list[Note]:
+        """The rewritten notes `principal` may read (the rename rewrites every owner's, and lists those)."""
+        return [note for note in self.rewritten if principal.may_read(note.owner)]
+
+
+def _is_kind(value: object) -> bool:
+    return isinstance(value, str) and bool(value.strip()) and len(value) <= MAX_KIND_LENGTH
+
+
+def _as_date(value: object) -> date | None:
+    if not isinstance(value, str):
+        return None
+    try:
+        return date.fromisoformat(value)
+    except ValueError:
+        pass
+    try:
+        return datetime.fromisoformat(value).date()
+    except ValueError:
+        return None
+
+
+def _frontmatter_fields(metadata: dict[str, Any]) -> dict[str, Any]:
+    """The note fields the front matter sets (Obsidian keeps them as properties; an exported note carries them):
+    `kind` (a 1-40 character string), `noteDate` or else `date` (an ISO date), `pinned` (a boolean). A value of
+    another shape stays a property only."""
+    fields: dict[str, Any] = {}
+    if _is_kind(kind := metadata.get("kind")):
+        fields["kind"] = str(kind).strip()
+    for key in ("noteDate", "date"):
+        if (day := _as_date(metadata.get(key))) is not None:
+            fields["noteDate"] = day
+            break
+    if isinstance(pinned := metadata.get("pinned"), bool):
+        fields["pinned"] = pinned
+    return fields
 
 
 def parse_frontmatter(body: str) -> dict[str, Any]:
@@ -92,6 +165,23 @@ class _Prepared:
     props: dict[str, Any]
     parsed: ParsedText
     owner: Owner | None  # a new note's owner (an existing note keeps its own)
+
+
+def _retarget(keys: Sequence[str], note: Note) -> Callable[[WikiLink], str | None]:
+    """For a rename: the new target text of a link whose key is one of `keys` (the names its edge to `note` is
+    bound by). The note's title when it spells the slug's name (`[[New Name]]`), else that name; a link written
+    as a path gets the note's folder too."""
+    wanted = {safe_slug(key) or key for key in keys}
+    folder, _, slug_name = note.slug.rpartition("/")
+    name = note.title if safe_slug(note.title) == slug_name else slug_name
+    full = f"{folder}/{name}" if folder else name
+
+    def retarget(link: WikiLink) -> str | None:
+        if not link.target or (safe_slug(link.target) or link.target.strip()) not in wanted:
+            return None
+        return full if "/" in link.target else name
+
+    return retarget
 
 
 def _batches(prepared: list[_Prepared], size: int) -> Iterator[list[_Prepared]]:
@@ -137,7 +227,7 @@ class NoteService:
                 outcomes[index] = exc
         for batch in _batches(prepared, self.batch_size):
             while batch:
-                saved = await self.graph.write(self._save_batch_tx, principal, batch)
+                saved = await self.graph.write(self._write_batch_tx, principal, batch)
                 for item, outcome in zip(batch, await self._index(principal, saved), strict=False):
                     outcomes[item.index] = outcome
                 batch = batch[len(saved):]
@@ -150,23 +240,34 @@ class NoteService:
             raise InvalidInput("title", "must not be empty")
         if len(title) > MAX_TITLE_LENGTH:
             raise InvalidInput("title", f"at most {MAX_TITLE_LENGTH} characters")
-        if len(draft.body.encode()) > MAX_BODY_BYTES:
+        if draft.body is None and draft.id:
+            raise InvalidInput("body", "required when saving an existing note (the whole body is replaced); "
+                                       "to change only pin, archive, kind, date or properties use updateNote")
+        body = draft.body or ""
+        if len(body.encode()) > MAX_BODY_BYTES:
             raise LimitExceeded(f"body: a note holds at most {MAX_BODY_BYTES} bytes", field="body")
-        if not draft.kind.strip() or len(draft.kind) > 40:
-            raise InvalidInput("kind", "1-40 characters, e.g. note, daily, moc, literature, meeting")
+        if draft.kind is not None and not _is_kind(draft.kind):
+            raise InvalidInput("kind", f"1-{MAX_KIND_LENGTH} characters, e.g. note, daily, moc, literature, meeting")
         try:
             slug = slugify(draft.slug or title)
         except ValueError as exc:
             raise InvalidInput("slug" if draft.slug else "title", str(exc)) from exc
-        parsed = parse(draft.body)
+        parsed = parse(body)
+        metadata = parse_frontmatter(body)
         props: dict[str, Any] = {
             "slug": slug, "slugName": slug.rsplit("/", 1)[-1], "title": title, "titleLower": title.casefold(),
-            "body": draft.body,
-            "bodySha256": sha256_hex(draft.body.encode()), "frontmatter": json.dumps(parse_frontmatter(draft.body)),
-            "tags": list(parsed.unique_tags), "kind": draft.kind.strip(), "noteDate": draft.note_date,
+            "body": body, "bodySha256": sha256_hex(body.encode()), "frontmatter": json.dumps(metadata),
+            "tags": list(parsed.unique_tags),
+            **_frontmatter_fields(metadata),
         }
+        if draft.kind is not None:
+            props["kind"] = draft.kind.strip()
         if draft.pinned is not None:
             props["pinned"] = draft.pinned
+        if not isinstance(draft.note_date, Keep):
+            props["noteDate"] = draft.note_date
+        if draft.archived is not None:
+            props["archivedAt"] = datetime.now(UTC) if draft.archived else None
         if draft.vault_path is not None:
             props["vaultPath"] = draft.vault_path
         owner = None if draft.id else owner_of(draft.scope, draft.agent_id, draft.team_id)
@@ -220,7 +321,7 @@ class NoteService:
             if existing is None:
                 creates.append((position, {"id": note_id, "scope": owner.scope.value, "agentId": owner.agent_id,
                                            "teamId": owner.team_id, "ownerKey": owner.key,
-                                           "props": {"pinned": False, **props}}))
+                                           "props": {"pinned": False, "kind": "note", **props}}))
             elif existing.body_sha256 == props["bodySha256"]:
                 # Unchanged body: refresh metadata only; no re-link, no re-index.
                 meta = {k: v for k, v in props.items() if k not in ("body", "bodySha256", "tags", "frontmatter")}
@@ -247,30 +348,78 @@ class NoteService:
         syncs = await sync_wikilinks_many(tx, [job for _, _, job in jobs])
         for (position, body_changed, job), sync in zip(jobs, syncs, strict=True):
             assert isinstance(job.item, Note)
-            outcomes[position] = SaveResult(note=job.item, created=existing_at[position] is None,
-                                            body_changed=body_changed, sync=sync)
+            existing = existing_at[position]
+            outcomes[position] = SaveResult(note=job.item, created=existing is None, body_changed=body_changed,
+                                            sync=sync, renamed=existing is not None and existing.slug != job.item.slug)
         return [outcome for outcome in outcomes if outcome is not None]
 
+    async def _write_batch_tx(
+        self, tx: AsyncManagedTransaction, principal: Principal, batch: list[_Prepared]
+    ) -> list[SaveResult | AppError]:
+        """`_save_batch_tx`, then, when its first draft renamed a note, the links to the old name follow it in the
+        same transaction (a rename only ever comes first in a batch)."""
+        outcomes = await self._save_batch_tx(tx, principal, batch)
+        first = outcomes[0] if outcomes else None
+        if isinstance(first, SaveResult) and first.renamed:
+            rewritten = await self._follow_rename_tx(tx, principal, first.note, batch[0].draft.rewrite_links)
+            own = next((note for note in rewritten if note.id == first.note.id), first.note)  # it linked to itself
+            outcomes[0] = replace(first, note=own, rewritten=rewritten)
+        return outcomes
+
+    async def _follow_rename_tx(
+        self, tx: AsyncManagedTransaction, principal: Principal, note: Note, rewrite: bool
+    ) -> tuple[Note, ...]:
+        """Obsidian's "update internal links": every note whose [[link]] is bound to the renamed `note` by a name
+        it no longer has gets that link's target rewritten in its body, through the pipeline (tags, SHA, the link
+        diff, which binds the new name), whoever owns it: the graph and the bodies must keep agreeing. Then the
+        links still naming the old name (all of them when not `rewrite`; links from documents, whose files this
+        does not edit) become ghosts of it. The rewritten notes come back."""
+        tenant = principal.tenant_id
+        names = own_refs(note)
+        rewritten: list[Note] = []
+        if rewrite:
+            sources = await cypher.stale_inbound_sources(tx, tenant, note.id, names)
+            stored = await cypher.notes_by_ids(tx, tenant, sorted(sources)) if sources else {}
+            items: list[_Prepared] = []
+            for source in stored.values():
+                body, changed = retarget_links(source.body, _retarget(sources[source.id], note))
+                if changed:
+                    draft = NoteDraft(id=source.id, title=source.title, slug=source.slug, body=body,
+                                      if_body_sha256=source.body_sha256, rewrite_links=False)
+                    items.append(self._prepare(len(items), principal, draft))
+            # The owners' notes, not the caller's: a cascade of the rename the caller may make.
+            everyone = Principal(tenant_id=tenant, agent_id=principal.agent_id, sees_all_scopes=True)
+            for outcome in await self._save_batch_tx(tx, everyone, items) if items else []:
+                if isinstance(outcome, AppError):  # the same transaction read these notes: a bug, not a race
+                    raise outcome
+                rewritten.append(outcome.note)
+        await cypher.ghost_stale_inbound(tx, tenant, note.id, names)
+        return tuple(rewritten)
+
     async def _index(self, principal: Principal, outcomes: list[SaveResult | AppError]) -> list[SaveResult | AppError]:
-        """Index the saved notes whose body changed (or that are not indexed yet) in one call of the hook."""
+        """Index the saved notes whose body changed (or that are not indexed yet), and the notes a rename
+        rewrote, in one call of the hook."""
         if self.indexer is None:
             return outcomes
-        todo = [i for i, outcome in enumerate(outcomes)
-                if isinstance(outcome, SaveResult) and (outcome.body_changed or not outcome.note.indexed)]
+        todo: dict[str, Note] = {}  # by id, the latest version: a rename may rewrite the renamed note's own links
+        for outcome in outcomes:
+            if isinstance(outcome, SaveResult):
+                if outcome.body_changed or not outcome.note.indexed:
+                    todo[outcome.note.id] = outcome.note
+                todo.update((note.id, note) for note in outcome.rewritten)
         if not todo:
             return outcomes
-        by_position = {i: outcome for i, outcome in enumerate(outcomes) if isinstance(outcome, SaveResult)}
-        flags = await self.indexer(principal, [by_position[i].note for i in todo])
-        changed: dict[str, bool] = {}
-        fixed = list(outcomes)
-        for i, indexed in zip(todo, flags, strict=True):
-            result = by_position[i]
-            if indexed != result.note.indexed:
-                changed[result.note.id] = indexed
-                fixed[i] = replace(result, note=replace(result.note, indexed=indexed))
+        flags = await self.indexer(principal, list(todo.values()))
+        changed = {note.id: indexed for note, indexed in zip(todo.values(), flags, strict=True)
+                   if indexed != note.indexed}
         if changed:
             await self.graph.write(cypher.set_indexed, principal.tenant_id, changed)
-        return fixed
+
+        def fixed(note: Note) -> Note:
+            return replace(note, indexed=changed[note.id]) if note.id in changed else note
+
+        return [replace(outcome, note=fixed(outcome.note), rewritten=tuple(map(fixed, outcome.rewritten)))
+                if isinstance(outcome, SaveResult) else outcome for outcome in outcomes]
 
     async def find(self, principal: Principal, note_id: str) -> Note | None:
         note = await self.graph.read(cypher.note_by_id, principal.tenant_id, note_id)
@@ -311,11 +460,38 @@ class NoteService:
         items = [(encode_cursor(n.updated_at.isoformat(), n.id), n) for n in rows[:limit]]
         return Page(items=items, has_next_page=len(rows) > limit, total_count=total)
 
+    async def update(self, principal: Principal, note_id: str, patch: NotePatch) -> SaveResult:
+        """Change only what `patch` gives, through the save pipeline; everything else stays as stored (an
+        explicit kind, date or pin is kept even where the front matter says otherwise, unless `properties` sets
+        that key). Retried when the body changes between the read and the write, so no concurrent edit is lost."""
+        changes = patch.properties or {}
+        if any(not isinstance(key, str) or not key.strip() for key in changes):
+            raise InvalidInput("properties", "property names must be non-empty strings")
+        for _ in range(UPDATE_RETRIES):
+            note = await self.get_writable(principal, note_id)
+            try:
+                body = set_properties(note.body, changes) if changes else note.body
+            except PropertiesError as exc:
+                raise InvalidInput("properties", str(exc)) from exc
+            archived = patch.archived if patch.archived != (note.archived_at is not None) else None
+            note_date: DayField = patch.note_date
+            if isinstance(note_date, Keep) and not changes.keys() & {"noteDate", "date"}:
+                note_date = note.note_date
+            draft = NoteDraft(
+                id=note.id, title=note.title, slug=note.slug, body=body, archived=archived, note_date=note_date,
+                kind=patch.kind if patch.kind is not None or "kind" in changes else note.kind,
+                pinned=patch.pinned if patch.pinned is not None or "pinned" in changes else note.pinned,
+                if_body_sha256=note.body_sha256,
+            )
+            try:
+                return await self.save(principal, draft)
+            except Conflict as exc:
+                if exc.details.get("slug"):
+                    raise
+        raise Conflict("the note kept changing while updating it; try again", id=note_id)
+
     async def archive(self, principal: Principal, note_id: str, archived: bool = True) -> Note:
-        await self.get_writable(principal, note_id)
-        note = await self.graph.write(cypher.set_archived, principal.tenant_id, note_id, archived)
-        assert note is not None  # checked by _writable in the same request
-        return note
+        return (await self.update(principal, note_id, NotePatch(archived=archived))).note
 
     async def get_writable(self, principal: Principal, note_id: str) -> Note:
         note = await self.get(principal, note_id)
