@@ -6,16 +6,13 @@ import) with the same end state as saving them one after another."""
 
 from __future__ import annotations
 
-import enum
 import json
 import uuid
 from collections.abc import Awaitable, Callable, Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime
 from typing import Any
 
-import frontmatter
-import yaml
 from neo4j import AsyncManagedTransaction
 
 from vaultgraph.domain import Note, Owner, Page, Principal, Scope
@@ -23,17 +20,33 @@ from vaultgraph.errors import AppError, Conflict, Forbidden, InvalidInput, Limit
 from vaultgraph.graph import notes as cypher
 from vaultgraph.graph.session import Graph
 from vaultgraph.services.documents import owner_of
+from vaultgraph.services.note_drafts import (
+    KEEP,
+    MAX_KIND_LENGTH,
+    DayField,
+    Keep,
+    NoteDraft,
+    NoteFilter,
+    NotePatch,
+    SaveResult,
+    frontmatter_fields,
+    is_kind,
+    parse_frontmatter,
+)
+from vaultgraph.services.note_renames import follow_rename
 from vaultgraph.services.pagination import decode_cursor, encode_cursor, page_size
-from vaultgraph.services.wikilink_sync import LinkJob, LinkSync, own_refs, safe_slug, sync_wikilinks_many
-from vaultgraph.text.link_edits import retarget_links
+from vaultgraph.services.wikilink_sync import LinkJob, sync_wikilinks_many
 from vaultgraph.text.properties import PropertiesError, set_properties
 from vaultgraph.text.slugify import slugify
-from vaultgraph.text.wikilinks import ParsedText, WikiLink, parse
+from vaultgraph.text.wikilinks import ParsedText, parse
 from vaultgraph.workspace import sha256_hex
+
+# The drafts and results are this module's API too (callers import them from here).
+__all__ = ["KEEP", "DayField", "Keep", "NoteDraft", "NoteFilter", "NotePatch", "NoteService", "SaveResult",
+           "parse_frontmatter"]
 
 MAX_BODY_BYTES = 5 * 1024 * 1024
 MAX_TITLE_LENGTH = 500
-MAX_KIND_LENGTH = 40
 CAPTURE_RETRIES = 5
 # A partial update re-reads and re-applies itself when the body changed between its read and its write.
 UPDATE_RETRIES = 5
@@ -46,116 +59,6 @@ SAVE_BATCH = 250
 Indexer = Callable[[Principal, Sequence[Note]], Awaitable[list[bool]]]
 
 
-class Keep(enum.Enum):
-    """A draft field left out: the stored value stays (for a field where None means "clear")."""
-
-    KEEP = "keep"
-
-
-KEEP = Keep.KEEP
-DayField = date | None | Keep
-
-
-@dataclass(frozen=True, slots=True)
-class NoteDraft:
-    """What a save writes. The whole body is replaced; a field left out (None, KEEP) keeps the stored value, or
-    for kind, noteDate and pinned takes the body's front-matter property (`kind`, `noteDate` or `date`, `pinned`)
-    when it has one. An explicit value wins over the front matter."""
-
-    title: str
-    body: str | None = None  # None: "" for a new note; refused for an existing one (it would blank it)
-    id: str | None = None
-    slug: str | None = None
-    kind: str | None = None
-    pinned: bool | None = None
-    note_date: DayField = KEEP  # None clears the date
-    archived: bool | None = None
-    scope: Scope = Scope.SHARED
-    agent_id: str | None = None
-    team_id: str | None = None
-    if_body_sha256: str | None = None  # optimistic concurrency: refuse when the stored body changed meanwhile
-    vault_path: str | None = None  # the file this note came from in an Obsidian vault (kept for export)
-    rewrite_links: bool = True  # a rename rewrites the [[links]] to this note in their bodies; else they go ghost
-
-
-@dataclass(frozen=True, slots=True)
-class NotePatch:
-    """A partial update: only the fields given change. `properties` sets the given front-matter keys (None
-    deletes one) and keeps the others; the body is otherwise untouched."""
-
-    pinned: bool | None = None
-    archived: bool | None = None
-    kind: str | None = None
-    note_date: DayField = KEEP
-    properties: dict[str, Any] | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class NoteFilter:
-    scope: Scope | None = None
-    kind: str | None = None
-    tag: str | None = None
-    pinned: bool | None = None
-    include_archived: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class SaveResult:
-    note: Note
-    created: bool
-    body_changed: bool
-    sync: LinkSync = field(default_factory=LinkSync)
-    renamed: bool = False  # an existing note whose slug changed
-    rewritten: tuple[Note, ...] = ()  # notes whose links to this one the rename rewrote (every owner)
-
-    def readable_rewritten(self, principal: Principal) -> list[Note]:
-        """The rewritten notes `principal` may read (the rename rewrites every owner's, and lists those)."""
-        return [note for note in self.rewritten if principal.may_read(note.owner)]
-
-
-def _is_kind(value: object) -> bool:
-    return isinstance(value, str) and bool(value.strip()) and len(value) <= MAX_KIND_LENGTH
-
-
-def _as_date(value: object) -> date | None:
-    if not isinstance(value, str):
-        return None
-    try:
-        return date.fromisoformat(value)
-    except ValueError:
-        pass
-    try:
-        return datetime.fromisoformat(value).date()
-    except ValueError:
-        return None
-
-
-def _frontmatter_fields(metadata: dict[str, Any]) -> dict[str, Any]:
-    """The note fields the front matter sets (Obsidian keeps them as properties; an exported note carries them):
-    `kind` (a 1-40 character string), `noteDate` or else `date` (an ISO date), `pinned` (a boolean). A value of
-    another shape stays a property only."""
-    fields: dict[str, Any] = {}
-    if _is_kind(kind := metadata.get("kind")):
-        fields["kind"] = str(kind).strip()
-    for key in ("noteDate", "date"):
-        if (day := _as_date(metadata.get(key))) is not None:
-            fields["noteDate"] = day
-            break
-    if isinstance(pinned := metadata.get("pinned"), bool):
-        fields["pinned"] = pinned
-    return fields
-
-
-def parse_frontmatter(body: str) -> dict[str, Any]:
-    try:
-        metadata = frontmatter.loads(body).metadata
-    except yaml.YAMLError as exc:
-        raise InvalidInput("body", f"the frontmatter is not valid YAML: {exc}".splitlines()[0]) from exc
-    # JSON round trip: YAML dates and the like become strings, so the stored form is plain JSON.
-    result: dict[str, Any] = json.loads(json.dumps(metadata, default=str))
-    return result
-
-
 @dataclass(frozen=True, slots=True)
 class _Prepared:
     """A draft that passed the checks that need no graph: what its note will hold."""
@@ -165,23 +68,6 @@ class _Prepared:
     props: dict[str, Any]
     parsed: ParsedText
     owner: Owner | None  # a new note's owner (an existing note keeps its own)
-
-
-def _retarget(keys: Sequence[str], note: Note) -> Callable[[WikiLink], str | None]:
-    """For a rename: the new target text of a link whose key is one of `keys` (the names its edge to `note` is
-    bound by). The note's title when it spells the slug's name (`[[New Name]]`), else that name; a link written
-    as a path gets the note's folder too."""
-    wanted = {safe_slug(key) or key for key in keys}
-    folder, _, slug_name = note.slug.rpartition("/")
-    name = note.title if safe_slug(note.title) == slug_name else slug_name
-    full = f"{folder}/{name}" if folder else name
-
-    def retarget(link: WikiLink) -> str | None:
-        if not link.target or (safe_slug(link.target) or link.target.strip()) not in wanted:
-            return None
-        return full if "/" in link.target else name
-
-    return retarget
 
 
 def _batches(prepared: list[_Prepared], size: int) -> Iterator[list[_Prepared]]:
@@ -246,7 +132,7 @@ class NoteService:
         body = draft.body or ""
         if len(body.encode()) > MAX_BODY_BYTES:
             raise LimitExceeded(f"body: a note holds at most {MAX_BODY_BYTES} bytes", field="body")
-        if draft.kind is not None and not _is_kind(draft.kind):
+        if draft.kind is not None and not is_kind(draft.kind):
             raise InvalidInput("kind", f"1-{MAX_KIND_LENGTH} characters, e.g. note, daily, moc, literature, meeting")
         try:
             slug = slugify(draft.slug or title)
@@ -258,7 +144,7 @@ class NoteService:
             "slug": slug, "slugName": slug.rsplit("/", 1)[-1], "title": title, "titleLower": title.casefold(),
             "body": body, "bodySha256": sha256_hex(body.encode()), "frontmatter": json.dumps(metadata),
             "tags": list(parsed.unique_tags),
-            **_frontmatter_fields(metadata),
+            **frontmatter_fields(metadata),
         }
         if draft.kind is not None:
             props["kind"] = draft.kind.strip()
@@ -361,40 +247,24 @@ class NoteService:
         outcomes = await self._save_batch_tx(tx, principal, batch)
         first = outcomes[0] if outcomes else None
         if isinstance(first, SaveResult) and first.renamed:
-            rewritten = await self._follow_rename_tx(tx, principal, first.note, batch[0].draft.rewrite_links)
+            rewritten = await follow_rename(tx, principal, first.note, batch[0].draft.rewrite_links,
+                                            self._save_drafts_tx)
             own = next((note for note in rewritten if note.id == first.note.id), first.note)  # it linked to itself
             outcomes[0] = replace(first, note=own, rewritten=rewritten)
         return outcomes
 
-    async def _follow_rename_tx(
-        self, tx: AsyncManagedTransaction, principal: Principal, note: Note, rewrite: bool
-    ) -> tuple[Note, ...]:
-        """Obsidian's "update internal links": every note whose [[link]] is bound to the renamed `note` by a name
-        it no longer has gets that link's target rewritten in its body, through the pipeline (tags, SHA, the link
-        diff, which binds the new name), whoever owns it: the graph and the bodies must keep agreeing. Then the
-        links still naming the old name (all of them when not `rewrite`; links from documents, whose files this
-        does not edit) become ghosts of it. The rewritten notes come back."""
-        tenant = principal.tenant_id
-        names = own_refs(note)
-        rewritten: list[Note] = []
-        if rewrite:
-            sources = await cypher.stale_inbound_sources(tx, tenant, note.id, names)
-            stored = await cypher.notes_by_ids(tx, tenant, sorted(sources)) if sources else {}
-            items: list[_Prepared] = []
-            for source in stored.values():
-                body, changed = retarget_links(source.body, _retarget(sources[source.id], note))
-                if changed:
-                    draft = NoteDraft(id=source.id, title=source.title, slug=source.slug, body=body,
-                                      if_body_sha256=source.body_sha256, rewrite_links=False)
-                    items.append(self._prepare(len(items), principal, draft))
-            # The owners' notes, not the caller's: a cascade of the rename the caller may make.
-            everyone = Principal(tenant_id=tenant, agent_id=principal.agent_id, sees_all_scopes=True)
-            for outcome in await self._save_batch_tx(tx, everyone, items) if items else []:
-                if isinstance(outcome, AppError):  # the same transaction read these notes: a bug, not a race
-                    raise outcome
-                rewritten.append(outcome.note)
-        await cypher.ghost_stale_inbound(tx, tenant, note.id, names)
-        return tuple(rewritten)
+    async def _save_drafts_tx(self, tx: AsyncManagedTransaction, principal: Principal,
+                              drafts: list[NoteDraft]) -> list[Note]:
+        """Save drafts of existing notes inside `tx`, whoever owns them: the cascade of a write the caller may make
+        (a rename's link rewrites)."""
+        everyone = Principal(tenant_id=principal.tenant_id, agent_id=principal.agent_id, sees_all_scopes=True)
+        items = [self._prepare(index, everyone, draft) for index, draft in enumerate(drafts)]
+        saved: list[Note] = []
+        for outcome in await self._save_batch_tx(tx, everyone, items) if items else []:
+            if isinstance(outcome, AppError):  # the same transaction read these notes: a bug, not a race
+                raise outcome
+            saved.append(outcome.note)
+        return saved
 
     async def _index(self, principal: Principal, outcomes: list[SaveResult | AppError]) -> list[SaveResult | AppError]:
         """Index the saved notes whose body changed (or that are not indexed yet), and the notes a rename
