@@ -165,3 +165,15 @@ async def test_a_title_change_that_keeps_the_slug_rewrites_nothing(server: Runni
     renamed = await _save(server, id=target["id"], title="Old Name", body="x")
     assert renamed["rewrittenNotes"] == [] and renamed["note"]["slug"] == "old-name"
     assert await _read(server, one["id"]) == one
+
+
+async def test_a_rename_rewrites_links_in_notes_the_renamer_cannot_read(server: RunningServer) -> None:
+    bob, ann = {"X-Vaultgraph-Agent": "bob"}, {"X-Vaultgraph-Agent": "ann"}
+    shared = await server.data(SAVE, {"input": {"title": "Old Name", "body": "x"}}, ann)
+    target = shared["saveNote"]["note"]
+    mine = await server.data(SAVE, {"input": {"title": "Bob's", "body": "On [[Old Name]].", "scope": "PERSONAL",
+                                              "agentId": "bob"}}, bob)
+    renamed = await server.data(SAVE, {"input": {"id": target["id"], "title": "New Name", "body": "x"}}, ann)
+    assert renamed["saveNote"]["rewrittenNotes"] == []  # bob's note is not ann's to see…
+    after = (await server.data(READ, {"id": mine["saveNote"]["note"]["id"]}, bob))["note"]
+    assert (after["body"], _targets(after)) == ("On [[New Name]].", [target["id"]])  # …and follows all the same
