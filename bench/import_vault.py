@@ -38,7 +38,7 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from vaultgraph.app import model_config  # noqa: E402
+from vaultgraph.runtime import model_config  # noqa: E402
 from vaultgraph.cli_vault import _progress as cli_progress  # noqa: E402
 from vaultgraph.config import Settings  # noqa: E402
 from vaultgraph.domain import Principal  # noqa: E402

@@ -16,6 +16,7 @@ import uvicorn
 from vaultgraph import cli_keys, cli_vault, cli_workspace
 from vaultgraph.app import create_app
 from vaultgraph.config import Settings
+from vaultgraph.errors import Unavailable
 from vaultgraph.http.auth import StartupRefused, check_bind
 from vaultgraph.logs import configure_logging
 from vaultgraph.neo4j_local import server as local_neo4j
@@ -118,6 +119,9 @@ def main(argv: list[str] | None = None) -> int:
         return _serve(settings)
     except (MissingTool, local_neo4j.Neo4jStartError, StartupRefused) as exc:
         print(f"vaultgraph: {exc}", file=sys.stderr)
+        return 2
+    except Unavailable as exc:  # NEO4J_URI set, and nothing answers there
+        print(f"vaultgraph: {exc.message}", file=sys.stderr)
         return 2
 
 

@@ -12,8 +12,7 @@ from typing import Any
 from vaultgraph.config import Settings
 from vaultgraph.domain import ApiKey
 from vaultgraph.errors import AppError
-from vaultgraph.graph.migrations import apply_migrations
-from vaultgraph.graph.session import Graph
+from vaultgraph.runtime import build_runtime
 from vaultgraph.services.auth import ApiKeyService
 
 
@@ -68,11 +67,13 @@ def _status(key: ApiKey) -> str:
 
 
 async def _run(settings: Settings, args: argparse.Namespace, uri: str) -> int:
-    graph = Graph.connect(uri, settings.neo4j_user, settings.neo4j_password, settings.neo4j_database)
+    # Entering the runtime applies the migrations (the key constraints, on a fresh database).
+    async with build_runtime(settings, uri, workers=False, watcher=False).running(require_neo4j=True) as runtime:
+        return await _keys(runtime.keys, args)
+
+
+async def _keys(service: ApiKeyService, args: argparse.Namespace) -> int:
     try:
-        await graph.verify()
-        await apply_migrations(graph, settings.embedding_dimensions)  # the key constraints, on a fresh database
-        service = ApiKeyService(graph)
         if args.action == "create":
             teams = [t for t in args.teams.split(",") if t.strip()]
             new = await service.create(args.tenant, args.agent, teams, args.expires_days, args.all_scopes, args.name)
@@ -97,8 +98,6 @@ async def _run(settings: Settings, args: argparse.Namespace, uri: str) -> int:
     except AppError as exc:
         print(f"vaultgraph keys: {exc.message}", file=sys.stderr)
         return 1
-    finally:
-        await graph.close()
 
 
 def run(settings: Settings, args: argparse.Namespace, uri: str) -> int:

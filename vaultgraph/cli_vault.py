@@ -10,12 +10,9 @@ from typing import Any
 
 from vaultgraph.config import Settings
 from vaultgraph.domain import Principal
-from vaultgraph.graph.migrations import apply_migrations
-from vaultgraph.graph.session import Graph
 from vaultgraph.interop.vault import VaultService
-from vaultgraph.services.documents import DocumentService
-from vaultgraph.services.notes import NoteService
-from vaultgraph.workspace import Workspace, check_key
+from vaultgraph.runtime import build_runtime
+from vaultgraph.workspace import check_key
 
 
 def add_parser(commands: Any) -> None:
@@ -38,13 +35,11 @@ def _progress(done: int, total: int, path: str) -> None:
 
 
 async def _run(settings: Settings, args: argparse.Namespace, uri: str) -> int:
-    graph = Graph.connect(uri, settings.neo4j_user, settings.neo4j_password, settings.neo4j_database)
-    try:
-        await graph.verify()
-        await apply_migrations(graph, settings.embedding_dimensions)
-        notes = NoteService(graph, settings.page_size_max)
-        documents = DocumentService(graph, Workspace(settings.workspace_dir), settings.page_size_max)
-        service = VaultService(notes, documents)
+    # The Runtime's own note pipeline (embedding and chunks included), not a bare one: notes imported here are
+    # found by vector search like notes saved over the API. Its documents are enriched by the server's workers.
+    async with build_runtime(settings, uri, workers=False, watcher=False).running(require_neo4j=True) as runtime:
+        # The operator at the command line may read any folder, unlike an API caller (VAULTGRAPH_VAULT_DIRS).
+        service = VaultService(runtime.services.notes, runtime.services.documents)
         principal = Principal(check_key(args.tenant or settings.dev_tenant, "--tenant"), sees_all_scopes=True)
         if args.command == "import-vault":
             report = await service.import_vault(principal, args.path.resolve(), args.force, _progress)
@@ -59,8 +54,6 @@ async def _run(settings: Settings, args: argparse.Namespace, uri: str) -> int:
             written = await service.export_vault(principal, args.path.resolve())
             print(f"{len(written.written)} notes written to {args.path}")
         return 0
-    finally:
-        await graph.close()
 
 
 def run(settings: Settings, args: argparse.Namespace, uri: str) -> int:

@@ -11,14 +11,10 @@ import time
 from typing import Any
 
 from vaultgraph.config import Settings
-from vaultgraph.events import InProcessBus, WorkspaceScanProgress
-from vaultgraph.graph.migrations import apply_migrations
-from vaultgraph.graph.session import Graph
-from vaultgraph.services.documents import DocumentService
-from vaultgraph.services.enrichment import EnrichmentService
-from vaultgraph.services.links import LinkService
-from vaultgraph.services.workspace_sync import ScanReport, WorkspaceSync
-from vaultgraph.workspace import Workspace, check_key
+from vaultgraph.events import EventBus, WorkspaceScanProgress
+from vaultgraph.runtime import build_runtime
+from vaultgraph.services.workspace_sync import ScanReport
+from vaultgraph.workspace import check_key
 
 
 def add_parser(commands: Any) -> None:
@@ -33,7 +29,7 @@ def progress_line(event: WorkspaceScanProgress) -> str:
             f"new {event.new} changed {event.changed} removed {event.removed} skipped {event.skipped}")
 
 
-async def _show(bus: InProcessBus) -> None:
+async def _show(bus: EventBus) -> None:
     async with bus.subscribe(lambda e: isinstance(e, WorkspaceScanProgress), label="cli") as subscription:
         async for event in subscription:
             assert isinstance(event, WorkspaceScanProgress)  # the filter lets nothing else through
@@ -52,16 +48,8 @@ def summary(report: ScanReport, seconds: float) -> list[str]:
 
 
 async def _run(settings: Settings, args: argparse.Namespace, uri: str) -> int:
-    graph = Graph.connect(uri, settings.neo4j_user, settings.neo4j_password, settings.neo4j_database)
-    try:
-        await graph.verify()
-        await apply_migrations(graph, settings.embedding_dimensions)
-        bus = InProcessBus()
-        workspace = Workspace(settings.workspace_dir)
-        enrichment = EnrichmentService(graph, bus)
-        documents = DocumentService(graph, workspace, settings.page_size_max, on_created=enrichment.enqueue)
-        links = LinkService(graph, workspace, settings.page_size_max)
-        sync = WorkspaceSync(graph, workspace, documents, links, bus, on_changed=enrichment.enqueue)
+    async with build_runtime(settings, uri, workers=False, watcher=False).running(require_neo4j=True) as runtime:
+        sync, bus = runtime.services.workspace_sync, runtime.bus
         tenant = check_key(args.tenant or settings.dev_tenant, "--tenant")
         shower = asyncio.create_task(_show(bus))
         await asyncio.sleep(0)  # let it subscribe before the scan publishes
@@ -74,8 +62,6 @@ async def _run(settings: Settings, args: argparse.Namespace, uri: str) -> int:
         for line in summary(report, time.monotonic() - started):
             print(line)
         return 0
-    finally:
-        await graph.close()
 
 
 def run(settings: Settings, args: argparse.Namespace, uri: str) -> int:

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from vaultgraph.app import vault_folders
 from vaultgraph.config import Settings
 from vaultgraph.errors import Forbidden, InvalidInput
 from vaultgraph.interop.vault import VaultService
+from vaultgraph.runtime import vault_folders
 
 pytestmark = pytest.mark.security
 

@@ -1,7 +1,8 @@
 """Every case of the shared wikilink conformance file, one test per case id.
 
 The file lives outside the repository (``../shared/conformance/wikilink-cases.json`` from the repo root); when
-it is absent the tests skip and say where they looked.
+it is absent the tests skip and say where they looked. Cases of the same format that it lacks are kept beside this
+test (``wikilink-cases-local.json``) and always run.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from vaultgraph.text.wikilinks import WikiLink, parse, resolve
 pytestmark = pytest.mark.text
 
 CASES_FILE = (Path(__file__).resolve().parents[2] / "../shared/conformance/wikilink-cases.json").resolve()
+LOCAL_CASES_FILE = Path(__file__).with_name("wikilink-cases-local.json")
 # A case notes live at the vault root unless it says otherwise (see fs-shortest-path).
 SOURCE_PATH = "conformance-source.md"
 # Case id -> why we knowingly differ from it. Each becomes a strict xfail, so a fix is noticed.
@@ -24,14 +26,15 @@ KNOWN_DEVIATIONS: dict[str, str] = {}
 LINK_FIELDS = ("target", "heading", "block", "alias", "embed")
 
 
-def _load_cases() -> list[dict[str, Any]]:
-    if not CASES_FILE.is_file():
+def _load_cases(path: Path) -> list[dict[str, Any]]:
+    if not path.is_file():
         return []
-    cases: list[dict[str, Any]] = json.loads(CASES_FILE.read_text(encoding="utf-8"))["cases"]
+    cases: list[dict[str, Any]] = json.loads(path.read_text(encoding="utf-8"))["cases"]
     return cases
 
 
-CASES = _load_cases()
+CASES = _load_cases(CASES_FILE)
+LOCAL_CASES = _load_cases(LOCAL_CASES_FILE)
 MISSING = pytest.param(
     None,
     id="conformance-file-missing",
@@ -40,9 +43,7 @@ MISSING = pytest.param(
 
 
 def _params(cases: list[dict[str, Any]]) -> list[Any]:
-    if not CASES_FILE.is_file():
-        return [MISSING]
-    params = []
+    params: list[Any] = [] if CASES_FILE.is_file() else [MISSING]
     for case in cases:
         marks = []
         if case["id"] in KNOWN_DEVIATIONS:
@@ -63,7 +64,7 @@ def _expected(links: list[dict[str, Any]]) -> list[dict[str, Any]]:
     ]
 
 
-@pytest.mark.parametrize("case", _params(CASES))
+@pytest.mark.parametrize("case", _params(CASES + LOCAL_CASES))
 def test_parse_matches_case(case: dict[str, Any]) -> None:
     expect = case["expect"]
     parsed = parse(case["input"])
@@ -78,7 +79,7 @@ def test_parse_matches_case(case: dict[str, Any]) -> None:
         assert list(parsed.frontmatter_tags) == expect["frontmatter_tags"]
 
 
-@pytest.mark.parametrize("case", _params([case for case in CASES if "resolves" in case["expect"]]))
+@pytest.mark.parametrize("case", _params([case for case in CASES + LOCAL_CASES if "resolves" in case["expect"]]))
 def test_resolution_matches_case(case: dict[str, Any]) -> None:
     vault = case["expect"].get("vault", [])
     resolved = {target: resolve(target, SOURCE_PATH, vault) for target in case["expect"]["resolves"]}
@@ -87,8 +88,8 @@ def test_resolution_matches_case(case: dict[str, Any]) -> None:
 
 
 def test_every_case_asserts_something() -> None:
-    if not CASES:
-        pytest.skip(f"conformance cases not found at {CASES_FILE}")
-    assert len({case["id"] for case in CASES}) == len(CASES), "case ids must be unique"
+    assert LOCAL_CASES, f"the repository's own cases are missing at {LOCAL_CASES_FILE}"
+    cases = CASES + LOCAL_CASES
+    assert len({case["id"] for case in cases}) == len(cases), "case ids must be unique"
     asserted = {"links", "tags", "frontmatter_links", "frontmatter_tags", "resolves"}
-    assert all(asserted & case["expect"].keys() for case in CASES)
+    assert all(asserted & case["expect"].keys() for case in cases)

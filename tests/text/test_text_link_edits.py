@@ -59,6 +59,9 @@ def test_set_properties_replaces_the_given_keys_and_keeps_the_rest() -> None:
     assert set_properties(body, {"title": None, "tags": None}) == "# Body\n"
     assert set_properties("plain", {"n": 1}) == "---\nn: 1\n---\nplain"
     assert set_properties("plain", {"gone": None}) == "plain"
+    dated = "---\ndate: 2026-06-09\nat: 2026-06-09T10:00:00Z\n---\nx"
+    assert set_properties(dated, {"n": 1}) == "---\ndate: 2026-06-09\nat: 2026-06-09T10:00:00Z\nn: 1\n---\nx"
+    assert set_properties("---\n# only a comment\n---\nx", {"n": 1}) == "---\nn: 1\n---\nx"
     with pytest.raises(PropertiesError):
         set_properties("---\n[a, b]\n---\nbody", {"n": 1})
     with pytest.raises(PropertiesError):

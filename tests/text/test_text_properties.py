@@ -66,6 +66,35 @@ def test_nothing_inside_a_code_span_counts(body: str, ticks: str) -> None:
     assert parsed.links == () and parsed.tags == ()
 
 
+# Code span text: no backtick, bracket, pipe or line break, so it closes where it should and the link stays one line.
+CODE_TEXT = st.text(alphabet=st.characters(exclude_characters="`[]|\r\n\\"), min_size=1, max_size=20).filter(
+    lambda s: s.strip() != ""
+)
+
+
+@pure
+@given(WORD, st.none() | WORD, st.lists(st.one_of(WORD, CODE_TEXT.map(lambda s: f"`{s}`")), min_size=1, max_size=4))
+def test_code_spans_in_an_alias_belong_to_the_link(target: str, heading: str | None, parts: list[str]) -> None:
+    alias = " ".join(parts)
+    source = "[[" + target + ("#" + heading if heading else "") + "|" + alias + "]]"
+
+    (link,) = parse(f"before {source} #after").links
+
+    assert (link.target, link.heading, link.alias) == (
+        target.strip(), heading.strip() if heading else None, alias.strip()
+    )
+    assert parse(f"before {source} #after").tags == ("after",)
+
+
+@pure
+@given(WORD, st.none() | WORD, st.sampled_from(["`", "``"]))
+def test_code_spans_around_a_link_hide_it(target: str, alias: str | None, ticks: str) -> None:
+    source = "[[" + target + ("|" + alias if alias else "") + "]]"
+
+    assert parse(f"text {ticks}{source}{ticks} text").links == ()
+    assert parse(f"text {ticks}a {source[:-2]}{ticks}]] text").links == ()
+
+
 @pure
 @given(WORD, st.none() | WORD, st.none() | WORD, st.booleans())
 def test_link_parts_round_trip(target: str, heading: str | None, alias: str | None, embed: bool) -> None:

@@ -30,6 +30,11 @@ def only_link(markdown: str) -> WikiLink:
         ("[[#Heading]]", "", "Heading", None, None, False),
         ("[[  spaced  |  alias  ]]", "spaced", None, None, "alias", False),
         ("[[T#H1#H2]]", "T", "H1#H2", None, None, False),
+        # Obsidian's help vault: a code span inside the alias belongs to the link.
+        ("[[Functions#hasTag|`hasTag`]]", "Functions", "hasTag", None, "`hasTag`", False),
+        ("[[T|a `b` c ``d``]]", "T", None, None, "a `b` c ``d``", False),
+        ("[[T|`]]`]]", "T", None, None, "`]]`", False),  # code binds first: its brackets are code
+        ("![[diagram.png|`300`]]", "diagram.png", None, None, "`300`", True),
     ],
 )
 def test_link_forms(
@@ -75,6 +80,11 @@ def test_context_of_a_body_link_stays_out_of_the_front_matter() -> None:
         "> ```\n> [[a]] #tag\n> ```",
         "`[[a]] #tag`",
         "``[[a]] ` #tag``",
+        "`[[a|b`]] `#tag`",  # a code span that opens before the link hides it
+        "[[a|`b]] #tag`",  # ... and so does one that runs past its end
+        "[[`a`]]",  # code in the target: not a note name
+        "[[a|<!-- b -->]]",  # the alias may hold code, not a comment or an HTML tag
+        "[[a|<b>c</b>]]",
         "<!-- [[a]] #tag -->",
         "<!--\n[[a]]\n#tag\n-->",
         '<span title="[[a]] #tag">x</span>',
@@ -83,6 +93,22 @@ def test_context_of_a_body_link_stays_out_of_the_front_matter() -> None:
 )
 def test_nothing_counts_inside_code_comments_html_or_escapes(markdown: str) -> None:
     assert parse(markdown) == ParsedText(links=(), tags=())
+
+
+def test_code_in_a_link_alias_is_no_tag_and_keeps_its_offsets() -> None:
+    source = "see [[T|`#not-a-tag`]] #tag"
+
+    parsed = parse(source)
+
+    ((link,), tags) = parsed.links, parsed.tags
+    assert source[link.start : link.end] == "[[T|`#not-a-tag`]]"
+    assert tags == ("tag",)
+
+
+def test_code_in_a_markdown_link_text_belongs_to_the_link() -> None:
+    (link,) = parse("see [`hasTag`](Functions.md#hasTag) and `[x](y.md)`").markdown_links
+
+    assert (link.target, link.heading, link.alias) == ("Functions", "hasTag", "`hasTag`")
 
 
 def test_text_after_a_closed_fence_counts_again() -> None:

@@ -4,17 +4,14 @@ the front matter sets. Plain data and pure functions; the pipeline itself is ser
 from __future__ import annotations
 
 import enum
-import json
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any
 
-import frontmatter
-import yaml
-
 from vaultgraph.domain import Note, Principal, Scope
 from vaultgraph.errors import InvalidInput
 from vaultgraph.services.wikilink_sync import LinkSync
+from vaultgraph.text.frontmatter import FrontmatterError, parse_frontmatter
 
 MAX_KIND_LENGTH = 40
 
@@ -119,11 +116,11 @@ def frontmatter_fields(metadata: dict[str, Any]) -> dict[str, Any]:
     return fields
 
 
-def parse_frontmatter(body: str) -> dict[str, Any]:
+def note_frontmatter(body: str) -> dict[str, Any]:
+    """The body's frontmatter properties; INVALID_INPUT on `body`, with the line (`extensions.line`), if unreadable."""
     try:
-        metadata = frontmatter.loads(body).metadata
-    except yaml.YAMLError as exc:
-        raise InvalidInput("body", f"the frontmatter is not valid YAML: {exc}".splitlines()[0]) from exc
-    # JSON round trip: YAML dates and the like become strings, so the stored form is plain JSON.
-    result: dict[str, Any] = json.loads(json.dumps(metadata, default=str))
-    return result
+        return parse_frontmatter(body)
+    except FrontmatterError as exc:
+        error = InvalidInput("body", f"the frontmatter at line {exc.line}: {exc.reason}")
+        error.details["line"] = exc.line
+        raise error from exc

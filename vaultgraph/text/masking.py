@@ -19,6 +19,7 @@ _HTML_TAG = re.compile(
     r"</?[A-Za-z][A-Za-z0-9-]*(?:[ \t][^<>\n]*)?/?>"  # <tag attr="…">, </tag>, <br/>
     r"|<[A-Za-z][A-Za-z0-9+.-]*:[^\s<>]*>"  # <https://example.org/#frag>
 )
+_MASK_RUN = re.compile(f"{MASK}+")
 # The destination of an inline Markdown link or image: `[text](https://x/#frag)`, `[text](#heading)`.
 _LINK_DESTINATION = re.compile(r"(?<=\])\((?:[^()\s]|\([^()\s]*\))*(?:[ \t]+\"[^\"\n]*\")?\)")
 
@@ -118,6 +119,18 @@ def mask_markup(markdown: str, body_start: int = 0) -> str:
     _mask_comments(chars)
     _mask_pattern(chars, _HTML_TAG)
     return "".join(chars)
+
+
+def masks_only_code(source: str, scan: str, start: int, end: int) -> bool:
+    """Whether every masked run of ``scan[start:end]`` is an inline code span of ``source``, backtick to backtick.
+
+    Link text may hold code spans (``[[T|`code`]]``, ``[`code`](T.md)``, as CommonMark allows in link text), but
+    no comment, HTML tag or other masked region.
+    """
+    for run in _MASK_RUN.finditer(scan, start, end):
+        if source[run.start()] != "`" or source[run.end() - 1] != "`":
+            return False
+    return True
 
 
 def mask_spans(scan: str, spans: list[tuple[int, int]]) -> str:

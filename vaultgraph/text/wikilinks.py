@@ -8,7 +8,9 @@ conformance cases (captured Obsidian behaviour):
   (``[[|alias]]`` is a link to ``"|alias"``); ``\\|``, the form used inside tables, is the same separator;
 - the link splits at the first ``#`` into target and heading; a heading starting with ``^`` is a block id;
 - the target is trimmed and loses a final ``.md``; headings, block ids and aliases are trimmed;
-- nothing inside fenced code, inline code, HTML comments or HTML tags counts, and ``\\[[x]]`` is no link;
+- nothing inside fenced code, inline code, HTML comments or HTML tags counts, and ``\\[[x]]`` is no link; code
+  spans bind first, so a code span around a link (or across its end) hides it, while one inside its alias belongs
+  to it, backticks kept: ``[[Functions#hasTag|`hasTag`]]`` (from Obsidian's own help vault);
   ``%%comments%%`` do not hide links or tags (Obsidian indexes them);
 - front matter is not body: its links and ``tags`` property are reported apart.
 """
@@ -21,7 +23,7 @@ from dataclasses import dataclass
 from urllib.parse import unquote
 
 from vaultgraph.text.frontmatter import find_frontmatter, frontmatter_scan, frontmatter_tags
-from vaultgraph.text.masking import MASK, is_escaped, mask_markup, mask_spans
+from vaultgraph.text.masking import MASK, is_escaped, mask_markup, mask_spans, masks_only_code
 from vaultgraph.text.resolve import resolve, resolve_workspace
 from vaultgraph.text.tags import find_tags
 
@@ -30,8 +32,11 @@ __all__ = ["CONTEXT_CHARS", "ParsedText", "WikiLink", "parse", "resolve", "resol
 CONTEXT_CHARS = 25
 """How many characters of source either side of a link make up its ``context``."""
 
-# The link text cannot hold brackets, a line break or masked text, so "[[a [[b]]" links to "b" only.
-_LINK = re.compile(rf"(?P<bang>!?)\[\[(?P<inner>[^\[\]\n{MASK}]+)\]\]")
+# The link text cannot hold brackets or a line break, so "[[a [[b]]" links to "b" only. Masked text may only be
+# in the alias, and only code (checked by `_link_text`): "[[T|`code`]]" is a link, "`[[T]]`" is code.
+_LINK = re.compile(
+    rf"(?P<bang>!?)\[\[(?P<inner>[^\[\]\n|{MASK}]+(?:\|[^\[\]\n]*)?|\|[^\[\]\n]*)\]\]"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +95,15 @@ def _context(source: str, start: int, end: int, region: tuple[int, int]) -> str:
     return " ".join(around.split())
 
 
+def _link_text(source: str, scan: str, start: int, end: int) -> str | None:
+    """``source[start:end]``, the text of a link, unless masked text other than code spans in the alias is in it."""
+    pipe = scan.find("|", start, end)
+    alias_start = pipe + 1 if pipe > start else end  # "[[|x]]" has no alias: all of it is the target
+    if MASK in scan[start:alias_start] or not masks_only_code(source, scan, alias_start, end):
+        return None
+    return source[start:end]
+
+
 def _link(source: str, inner: str, embed: bool, span: tuple[int, int], region: tuple[int, int]) -> WikiLink | None:
     if not inner.strip():
         return None
@@ -120,7 +134,7 @@ def _link(source: str, inner: str, embed: bool, span: tuple[int, int], region: t
 
 # `[text](dest)` and `![alt](dest)` to a file of the vault: a destination in <…> or without spaces, an optional title.
 _MARKDOWN_LINK = re.compile(
-    rf'(?P<bang>!?)\[(?P<text>[^\[\]\n{MASK}]*)\]\(\s*(?P<dest><[^<>\n{MASK}]*>|[^\s(){MASK}]*)(?:\s+"[^"\n]*")?\s*\)'
+    rf'(?P<bang>!?)\[(?P<text>[^\[\]\n]*)\]\(\s*(?P<dest><[^<>\n{MASK}]*>|[^\s(){MASK}]*)(?:\s+"[^"\n]*")?\s*\)'
 )
 _EXTERNAL = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.-]*:|//)")
 
@@ -131,6 +145,8 @@ def _find_markdown_links(source: str, scan: str, region: tuple[int, int]) -> Ite
         dest = found["dest"].strip("<>").strip()
         if not dest or _EXTERNAL.match(dest) or is_escaped(scan, found.start()):
             continue
+        if not masks_only_code(source, scan, found.start("text"), found.end("text")):
+            continue  # link text may hold code spans, not a comment or an HTML tag
         target, has_anchor, anchor = unquote(dest).partition("#")
         heading = block = None
         if has_anchor:
@@ -138,8 +154,9 @@ def _find_markdown_links(source: str, scan: str, region: tuple[int, int]) -> Ite
                 block = anchor[1:].strip() or None
             else:
                 heading = anchor.strip() or None
+        text = source[found.start("text") : found.end("text")]  # the source's: the scan masks code in it
         yield WikiLink(
-            target=_strip_md(target.strip()), heading=heading, block=block, alias=found["text"].strip() or None,
+            target=_strip_md(target.strip()), heading=heading, block=block, alias=text.strip() or None,
             embed=bool(found["bang"]), start=found.start(), end=found.end(),
             context=_context(source, found.start(), found.end(), region),
         )
@@ -154,7 +171,10 @@ def _find_links(source: str, scan: str, region: tuple[int, int]) -> Iterator[Wik
             embed, start = False, start + 1  # "\![[x]]" is a plain link after a literal "!"
         elif not embed and is_escaped(scan, start):
             continue  # "\[[x]]" is literal text
-        link = _link(source, found["inner"], embed, (start, found.end()), region)
+        inner = _link_text(source, scan, found.start("inner"), found.end("inner"))
+        if inner is None:
+            continue
+        link = _link(source, inner, embed, (start, found.end()), region)
         if link is not None:
             yield link
 
@@ -178,5 +198,5 @@ def parse(markdown: str) -> ParsedText:
         frontmatter_links=tuple(
             _find_links(markdown, frontmatter_scan(markdown, span), (span.yaml_start, span.yaml_end))
         ),
-        frontmatter_tags=frontmatter_tags(markdown[span.yaml_start : span.yaml_end]),
+        frontmatter_tags=frontmatter_tags(markdown, span),
     )

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import frontmatter
 import structlog
-import yaml
+
+from vaultgraph.text.frontmatter import parse_frontmatter
 
 log = structlog.get_logger(__name__)
 
@@ -80,11 +80,9 @@ DEFAULT_TAXONOMY = Taxonomy(DEFAULT_CATEGORIES)
 
 
 def parse_taxonomy(text: str) -> Taxonomy:
-    """Categories from a `.taxonomy.md`; ValueError when it holds none that are valid."""
-    try:
-        meta: dict[str, Any] = frontmatter.loads(text).metadata
-    except yaml.YAMLError as exc:
-        raise ValueError(f"the front matter is not YAML: {exc}") from exc
+    """Categories from a `.taxonomy.md`; ValueError when it holds none that are valid (a FrontmatterError, one,
+    when its front matter is unreadable)."""
+    meta: dict[str, Any] = parse_frontmatter(text)
     entries = meta.get("categories")
     if not isinstance(entries, list):
         raise ValueError("the front matter needs a `categories` list of {id, description}")

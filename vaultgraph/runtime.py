@@ -1,0 +1,159 @@
+"""The one composition root: `build_runtime(settings)` wires settings → driver, bus, models, services, workers.
+
+The API process (`create_app`), `vaultgraph worker`, every CLI command and the bench server take their pieces from
+here, so a note imported from the command line goes through exactly the pipeline a `saveNote` does (embedded and
+indexed), and a worker process runs exactly what the API's lifespan runs. Building only makes objects;
+`Runtime.running()` starts what has tasks (the Neo4j monitor, the bus, the workers, the watcher) and stops it all
+in the reverse order.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from vaultgraph.config import Settings
+from vaultgraph.errors import Unavailable
+from vaultgraph.events import EventBus
+from vaultgraph.events_redis import build_event_bus
+from vaultgraph.graph.session import Graph
+from vaultgraph.health import Neo4jMonitor
+from vaultgraph.interop.vault import VaultService
+from vaultgraph.models import ModelClient, ModelConfig, build_model_client
+from vaultgraph.schema.context import Services
+from vaultgraph.services.auth import ApiKeyService
+from vaultgraph.services.context_pack import ContextPackService
+from vaultgraph.services.documents import DocumentService
+from vaultgraph.services.enrichment import EnrichmentService
+from vaultgraph.services.fuzzy_links import FuzzyResolver, save_hook
+from vaultgraph.services.indexing import Indexer, chunking_policy
+from vaultgraph.services.links import LinkService
+from vaultgraph.services.notes import NoteService
+from vaultgraph.services.search import SearchService, search_config
+from vaultgraph.services.suggestions import SuggestionService
+from vaultgraph.services.uploads import UploadLimits, UploadService
+from vaultgraph.services.weekly_review import WeeklyReviewService
+from vaultgraph.services.workspace_sync import WorkspaceSync
+from vaultgraph.services.workspace_watch import WorkspaceWatcher
+from vaultgraph.text.tokens import TokenCounter
+from vaultgraph.workers.pool import WorkerPool, build_worker_pool
+from vaultgraph.workspace import Workspace
+
+
+def neo4j_uri(settings: Settings) -> str:
+    return settings.neo4j_uri or settings.local_bolt_uri
+
+
+def upload_limits(settings: Settings) -> UploadLimits:
+    return UploadLimits(max_files=settings.upload_max_files, max_file_bytes=settings.upload_max_file_bytes,
+                        max_body_bytes=settings.upload_max_body_bytes, max_concurrent=settings.upload_max_concurrent)
+
+
+def model_config(settings: Settings) -> ModelConfig:
+    return ModelConfig(
+        base_url=settings.openai_base_url, api_key=settings.openai_api_key, chat_model=settings.chat_model,
+        embedding_model=settings.embedding_model, embedding_dimensions=settings.embedding_dimensions,
+        timeout_seconds=settings.model_timeout, max_retries=settings.model_max_retries,
+    )
+
+
+def vault_folders(settings: Settings) -> list[Path] | None:
+    """Where the API may import and export vaults: the configured folders, else anywhere on a development server
+    (one local user, loopback only) and nowhere on a server that requires API keys."""
+    if settings.vault_dirs is not None:
+        return settings.vault_dirs
+    return None if settings.dev_mode else []
+
+
+def build_services(settings: Settings, graph: Graph, models: ModelClient, bus: EventBus) -> Services:
+    workspace = Workspace(settings.workspace_dir)
+    links = LinkService(graph, workspace, settings.page_size_max)
+    enrichment = EnrichmentService(graph, bus, settings.event_queue_size)
+    documents = DocumentService(graph, workspace, settings.page_size_max, on_created=enrichment.enqueue,
+                                on_changed=enrichment.enqueue)
+    search = SearchService(graph, models, search_config(settings))
+    fuzzy = FuzzyResolver(graph, search, models)
+    indexer = Indexer(graph, models, chunking_policy(settings))
+    notes = NoteService(graph, settings.page_size_max, indexer=save_hook(indexer, fuzzy))
+    sync = WorkspaceSync(graph, workspace, documents, links, enrichment.bus, on_changed=enrichment.enqueue)
+    vault = VaultService(notes, documents, vault_folders(settings))
+    return Services(documents=documents, notes=notes, links=links, vault=vault, enrichment=enrichment,
+                    search=search, suggestions=SuggestionService(graph, search), fuzzy=fuzzy,
+                    context_pack=ContextPackService(search, links, TokenCounter()), workspace_sync=sync,
+                    uploads=UploadService(graph, workspace, sync, links, upload_limits(settings)),
+                    weekly_review=WeeklyReviewService(graph, notes, models))
+
+
+@dataclass
+class Runtime:
+    """Everything one process runs, built from one `Settings`; enter `running()` to start it."""
+
+    settings: Settings
+    uri: str
+    graph: Graph
+    monitor: Neo4jMonitor
+    models: ModelClient
+    bus: EventBus
+    services: Services
+    keys: ApiKeyService
+    workers: WorkerPool | None
+    watcher: WorkspaceWatcher | None
+
+    @contextlib.asynccontextmanager
+    async def running(self, require_neo4j: bool = False) -> AsyncIterator[Runtime]:
+        """Start the monitor (which applies the migrations once Neo4j answers), the bus, the workers and the
+        watcher; stop them in the reverse order. A server tolerates a Neo4j that is down at start (it reports
+        `degraded` and retries); a CLI command asks for `require_neo4j` and gets `Unavailable` at once."""
+        up = await self.monitor.check()
+        if require_neo4j and not up:
+            await self._close()
+            raise Unavailable(f"Neo4j at {self.uri} does not answer: {self.monitor.health.error}")
+        monitor = asyncio.create_task(self.monitor.watch(), name="neo4j-monitor")
+        try:
+            await self.bus.start()  # Redis: subscribed before anyone can subscribe or publish
+            if self.workers is not None:
+                await self.workers.start()
+            if self.watcher is not None:
+                await self.watcher.start()  # after the workers: what it finds changed gets enriched
+            yield self
+        finally:
+            if self.watcher is not None:
+                await self.watcher.stop()  # before the workers: no batch half-synced when they go
+            if self.workers is not None:
+                await self.workers.stop()  # before the driver closes: it gives the held leases back
+            await self.bus.aclose()
+            monitor.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await monitor
+            await self._close()
+
+    async def _close(self) -> None:
+        await self.models.aclose()
+        await self.graph.close()
+
+
+def build_runtime(settings: Settings, uri: str | None = None, *, workers: bool | None = None,
+                  watcher: bool | None = None, bus_tenants: list[str] | None = None) -> Runtime:
+    """The one wiring of every piece. `workers`/`watcher` default to the settings (a CLI command passes False:
+    the server's workers pick up what it queues); `uri` defaults to NEO4J_URI or the local server; `bus_tenants`
+    narrows what a Redis bus listens to (a worker process sharded with VAULTGRAPH_ENRICHMENT_TENANTS; an API
+    replica listens to every tenant, since any of them may subscribe)."""
+    uri = uri or neo4j_uri(settings)
+    graph = Graph.connect(uri, settings.neo4j_user, settings.neo4j_password, settings.neo4j_database)
+    models = build_model_client(model_config(settings))
+    bus = build_event_bus(settings.redis_url, settings.event_queue_size, bus_tenants)
+    services = build_services(settings, graph, models, bus)
+    pool = None
+    if settings.enrichment_workers if workers is None else workers:
+        pool = build_worker_pool(settings, graph, Workspace(settings.workspace_dir), models, bus,
+                                 chunk_indexer=Indexer(graph, models, chunking_policy(settings)))
+    watch = None
+    if settings.workspace_watch if watcher is None else watcher:
+        watch = WorkspaceWatcher(services.workspace_sync, settings.workspace_dir, settings.workspace_watch_debounce_ms)
+    return Runtime(settings=settings, uri=uri, graph=graph,
+                   monitor=Neo4jMonitor(graph, uri, settings.embedding_dimensions), models=models, bus=bus,
+                   services=services, keys=ApiKeyService(graph, settings.api_key_cache_seconds), workers=pool,
+                   watcher=watch)
