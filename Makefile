@@ -11,6 +11,8 @@ run: setup web
 
 test: setup web chromium redis
 	$(BIN)/ruff check vaultgraph tests
+	$(BIN)/mypy vaultgraph
+	$(BIN)/lint-imports
 	cd web && npm run --silent typecheck:e2e
 	$(BIN)/pytest
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from vaultgraph.schema.root import build_schema
+from vaultgraph.resolvers.root import build_schema
 
 SNAPSHOT = Path(__file__).resolve().parents[1] / "schema.graphql"
 

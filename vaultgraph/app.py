@@ -24,10 +24,11 @@ from vaultgraph.http.body_limit import BodySizeLimit
 from vaultgraph.http.disconnects import RequestIds
 from vaultgraph.http.rate_limit import RateLimiter
 from vaultgraph.http.view import GuardedGraphQL
+from vaultgraph.resolvers.root import build_schema
 from vaultgraph.runtime import build_runtime, upload_limits
-from vaultgraph.schema.context import Context, Services
+from vaultgraph.schema.context import Context
 from vaultgraph.schema.limits import Limits, limit_extensions
-from vaultgraph.schema.root import build_schema
+from vaultgraph.schema.use_cases import Services
 from vaultgraph.services.auth import ApiKeyService
 from vaultgraph.workspace import check_key
 

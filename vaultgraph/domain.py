@@ -47,8 +47,12 @@ class Principal:
         return keys
 
     def may_read(self, owner: Owner) -> bool:
+        return self.sees_owner_key(owner.key)
+
+    def sees_owner_key(self, owner_key: str) -> bool:
+        """`may_read` for an owner known by its key only (as a statement returns it)."""
         keys = self.visible_owner_keys()
-        return keys is None or owner.key in keys
+        return keys is None or owner_key in keys
 
     def may_write(self, owner: Owner) -> bool:
         # Today a principal writes wherever it reads; kept apart so the two can diverge in one place.
@@ -141,6 +145,8 @@ class Note:
     created_at: datetime
     updated_at: datetime
     vault_path: str | None = None
+    # The teams of the agent that last saved it (recorded for personal notes): its wikilinks may bind to their items.
+    link_teams: tuple[str, ...] = ()
 
 
 Item = Document | Note
@@ -148,19 +154,24 @@ Item = Document | Note
 
 @dataclass(frozen=True, slots=True)
 class Link:
-    """A typed edge. `target` is None while it points at a ghost (an unresolved ref)."""
+    """A typed edge, the one shape every surface maps from. `target_id` is None while it points at a ghost;
+    `source`/`target` hold the endpoint items when the statement that read the link brought them.
+    `ref` is the target as authored (never rewritten); `key` the resolution key binding compares
+    (text/resolve.py `link_key`)."""
 
     id: str
     type: str
     source_id: str
     target_id: str | None
     ref: str
+    key: str
     label: str | None
     heading: str | None
     context: str | None
     origin: LinkOrigin
     confidence: float | None
     created_at: datetime
+    created_by_agent_id: str | None = None
     source: Item | None = None
     target: Item | None = None
 

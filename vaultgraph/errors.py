@@ -36,6 +36,12 @@ class UnsupportedFormat(AppError):
     code = "UNSUPPORTED_FORMAT"
 
 
+class LinkOwnedByBody(AppError):
+    """deleteLink on a [[wikilink]] its source's text still holds: the text is the truth, edit it instead."""
+
+    code = "LINK_OWNED_BY_BODY"
+
+
 class LimitExceeded(AppError):
     code = "LIMIT_EXCEEDED"
 

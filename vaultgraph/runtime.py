@@ -23,7 +23,8 @@ from vaultgraph.graph.session import Graph
 from vaultgraph.health import Neo4jMonitor
 from vaultgraph.interop.vault import VaultService
 from vaultgraph.models import ModelClient, ModelConfig, build_model_client
-from vaultgraph.schema.context import Services
+from vaultgraph.models.local_embedding import default_tokenizer_path
+from vaultgraph.schema.use_cases import Services
 from vaultgraph.services.auth import ApiKeyService
 from vaultgraph.services.context_pack import ContextPackService
 from vaultgraph.services.documents import DocumentService
@@ -82,7 +83,8 @@ def build_services(settings: Settings, graph: Graph, models: ModelClient, bus: E
     vault = VaultService(notes, documents, vault_folders(settings))
     return Services(documents=documents, notes=notes, links=links, vault=vault, enrichment=enrichment,
                     search=search, suggestions=SuggestionService(graph, search), fuzzy=fuzzy,
-                    context_pack=ContextPackService(search, links, TokenCounter()), workspace_sync=sync,
+                    context_pack=ContextPackService(search, links, TokenCounter(default_tokenizer_path())),
+                    workspace_sync=sync,
                     uploads=UploadService(graph, workspace, sync, links, upload_limits(settings)),
                     weekly_review=WeeklyReviewService(graph, notes, models))
 

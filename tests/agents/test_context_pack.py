@@ -11,10 +11,11 @@ from hypothesis import strategies as st
 
 from tests.support.server import RunningServer
 from vaultgraph.domain import Note, Owner, Scope
+from vaultgraph.models.local_embedding import default_tokenizer_path
 from vaultgraph.services.context_pack import SEPARATOR, PackBuilder, PackRole
 from vaultgraph.text.tokens import TokenCounter, sentences
 
-COUNTER = TokenCounter()
+COUNTER = TokenCounter(default_tokenizer_path())
 SAVE = """mutation($input: NoteInput!) { saveNote(input: $input) { note { id } } }"""
 PACK = """
 query($q: String!, $budget: Int!) { contextPack(query: $q, budgetTokens: $budget) {

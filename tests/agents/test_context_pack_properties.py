@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from vaultgraph.domain import Principal
 from vaultgraph.graph.session import Graph
 from vaultgraph.models import LocalModelClient
+from vaultgraph.models.local_embedding import default_tokenizer_path
 from vaultgraph.services.context_pack import (
     DEFAULT_MAX_ITEMS,
     DEFAULT_THRESHOLD,
@@ -34,7 +35,7 @@ from vaultgraph.workspace import Workspace
 
 pytestmark = pytest.mark.graph
 
-COUNTER = TokenCounter()
+COUNTER = TokenCounter(default_tokenizer_path())
 MODELS = LocalModelClient()
 WORDS = ["vault", "graph", "token", "budget", "agent", "search", "sentence", "link", "index", "query", "model",
          "backlink", "review", "summary", "neighbour", "tenant", "cypher", "chunk", "relevance", "editor"]

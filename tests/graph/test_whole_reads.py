@@ -59,14 +59,14 @@ CALL (s, row) {
   CALL (s, row, t) {
     WITH s, row, t WHERE t IS NOT NULL
     CREATE (s)-[r:$(row.type)]->(t)
-    SET r.id = row.id, r.ref = row.target, r.origin = 'wikilink', r.context = row.context,
+    SET r.id = row.id, r.ref = row.target, r.key = row.target, r.origin = 'wikilink', r.context = row.context,
         r.createdAt = datetime(row.at)
   }
   CALL (s, row, t) {
     WITH s, row, t WHERE t IS NULL
     MERGE (g:Ghost {tenantId: $tenant, ref: row.target})
     CREATE (s)-[r:$(row.type)]->(g)
-    SET r.id = row.id, r.ref = row.target, r.origin = 'wikilink', r.context = row.context,
+    SET r.id = row.id, r.ref = row.target, r.key = row.target, r.origin = 'wikilink', r.context = row.context,
         r.createdAt = datetime(row.at)
   }
 }
@@ -321,7 +321,8 @@ async def test_the_graph_view_is_the_capped_bfs_and_the_edges_among_it(
         [root], reached, truncated = await _reference_traverse(
             tx, principal, [center], hops, Direction.BOTH, None, max(1, limit - 1), True)
         nodes = [root, *(r.item for r in reached)]
-        return nodes, await link_cypher.edges_among(tx, principal.tenant_id, nodes, 5000), truncated, reached
+        edges, _ = await link_cypher.edges_among(tx, principal.tenant_id, nodes, 5000)
+        return nodes, edges, truncated, reached
 
     for center, hops, limit in (("note_001", 2, 201), ("note_001", 2, 6), ("note_010", 1, 50), ("doc_2", 3, 30)):
         view = await links.graph_view(principal, center, hops, limit)

@@ -111,7 +111,7 @@ async def test_front_matter_sets_kind_date_and_pin(server: RunningServer, tmp_pa
 
 
 async def test_rename_rewrites_the_links_to_it(server: RunningServer, tmp_path: Path) -> None:
-    target = (await _save(server, title="Old Name", body="Back to [[Old Name#Top]]."))["note"]
+    target = (await _save(server, title="Old Name", body="Back to [[Old Name#Top]], [[#Top]]."))["note"]
     other = (await _save(server, title="Other"))["note"]
     one_body = ("See [[Old Name#H|alias]], ![[old name]] and [[Other]].\n"
                 "Not `[[Old Name]]`, nor:\n```\n[[Old Name]]\n```\n")
@@ -122,7 +122,8 @@ async def test_rename_rewrites_the_links_to_it(server: RunningServer, tmp_path: 
 
     renamed = await _save(server, id=target["id"], title="New Name", body=target["body"])
     assert renamed["note"]["slug"] == "new-name"
-    assert renamed["note"]["body"] == "Back to [[New Name#Top]]."
+    assert renamed["note"]["body"] == "Back to [[New Name#Top]], [[#Top]]."
+    assert _targets(renamed["note"]) == [target["id"]]  # its own links, re-keyed, still bind to it
     assert sorted(n["id"] for n in renamed["rewrittenNotes"]) == sorted([target["id"], one["id"], two["id"]])
 
     one_after = await _read(server, one["id"])

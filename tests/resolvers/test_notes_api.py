@@ -44,7 +44,7 @@ async def test_the_issue_scenario(server: RunningServer) -> None:
     a = (await server.data(SAVE, {"input": {"title": "A", "body": "We follow [[Project Plan|the plan]] today."}}))
     a_note = a["saveNote"]["note"]
     [ghost] = [e["node"] for e in a_note["outgoing"]["edges"]]
-    assert (ghost["ref"], ghost["label"], ghost["isGhost"], ghost["to"]) == ("project-plan", "the plan", True, None)
+    assert (ghost["ref"], ghost["label"], ghost["isGhost"], ghost["to"]) == ("Project Plan", "the plan", True, None)
     assert ghost["from"] == {"id": a_note["id"]}
 
     plan = (await server.data(SAVE, {"input": {"title": "Project Plan", "body": "Milestones."}}))["saveNote"]["note"]
@@ -61,9 +61,9 @@ async def test_the_issue_scenario(server: RunningServer) -> None:
     deleted = await server.data('mutation($id: ID!) { deleteNote(id: $id, hard: true) { deleted } }',
                                 {"id": plan["id"]})
     assert deleted["deleteNote"]["deleted"] is True
-    after = (await server.data('query($id: ID!) { note(id: $id) { outgoing { edges { node { isGhost ref } } } } }',
+    after = (await server.data('query($id: ID!) { note(id: $id) { outgoing { edges { node { isGhost ref key } } } } }',
                                {"id": a_note["id"]}))["note"]["outgoing"]["edges"]
-    assert after == [{"node": {"isGhost": True, "ref": "project-plan"}}]
+    assert after == [{"node": {"isGhost": True, "ref": "Project Plan", "key": "project-plan"}}]
 
 
 async def test_manual_link_capture_and_tags(server: RunningServer) -> None:

@@ -11,7 +11,7 @@ from graphql import GraphQLInterfaceType, GraphQLNonNull, GraphQLObjectType, Gra
 
 from tests.support.server import RunningServer
 from vaultgraph.errors import InvalidInput
-from vaultgraph.schema.root import build_schema
+from vaultgraph.resolvers.root import build_schema
 from vaultgraph.schema.sizes import argument_bounds
 from vaultgraph.services.pagination import page_size
 

@@ -71,7 +71,7 @@ async def test_a_ghost_ref_binds_to_the_note_the_model_picks(
     openai.on_chat(_answer(1))
     source = (await notes.save(principal, NoteDraft(title="Plan", body="Read [[Octipus Architecture]] first."))).note
     [link] = await _outgoing(graph, settings, principal, source.id)
-    assert link.target_id == overview.id and link.ref == "octipus-architecture"
+    assert (link.target_id, link.ref, link.key) == (overview.id, "Octipus Architecture", "octipus-architecture")
     assert link.confidence is not None and 0.35 <= link.confidence <= 1.0
     [request] = openai.requests("chat")
     prompt = request.body["messages"][1]["content"]

@@ -14,7 +14,7 @@ from vaultgraph.graph.session import Graph
 from vaultgraph.services.documents import DocumentDraft, DocumentService
 from vaultgraph.services.links import LinkDraft, LinkService
 from vaultgraph.services.notes import NoteDraft, NoteFilter, NoteService
-from vaultgraph.services.wikilink_sync import choose_note
+from vaultgraph.text.resolve import note_rank
 from vaultgraph.workspace import Workspace
 
 pytestmark = pytest.mark.graph
@@ -50,12 +50,12 @@ async def test_ghost_binds_when_the_target_appears(
 ) -> None:
     a = (await notes.save(principal, NoteDraft(title="A", body="We follow [[Project Plan|the plan]] closely."))).note
     [ghost] = await _outgoing(links, principal, a.id)
-    assert (ghost.ref, ghost.label, ghost.target_id) == ("project-plan", "the plan", None)
+    assert (ghost.key, ghost.ref, ghost.label, ghost.target_id) == ("project-plan", "Project Plan", "the plan", None)
     assert ghost.origin.value == "wikilink"
 
     plan = (await notes.save(principal, NoteDraft(title="Project Plan", body="The plan."))).note
     [bound] = await _outgoing(links, principal, a.id)
-    assert bound.target_id == plan.id and bound.id == ghost.id and bound.ref == "project-plan"
+    assert bound.target_id == plan.id and bound.id == ghost.id and bound.key == "project-plan"
     [back] = await _backlinks(links, principal, plan.id)
     assert back.source_id == a.id
     assert "[[Project Plan|the plan]]" in (back.context or "")
@@ -79,9 +79,9 @@ async def test_unchanged_resave_writes_no_links(notes: NoteService, principal: P
 
 async def test_edges_are_diffed_not_rewritten(notes: NoteService, links: LinkService, principal: Principal) -> None:
     saved = (await notes.save(principal, NoteDraft(title="N", body="[[One]] [[Two]]"))).note
-    before = {link.ref: link.id for link in await _outgoing(links, principal, saved.id)}
+    before = {link.key: link.id for link in await _outgoing(links, principal, saved.id)}
     result = await notes.save(principal, NoteDraft(id=saved.id, title="N", body="[[Two]] [[Three]]"))
-    after = {link.ref: link.id for link in await _outgoing(links, principal, saved.id)}
+    after = {link.key: link.id for link in await _outgoing(links, principal, saved.id)}
     assert set(after) == {"two", "three"}
     assert after["two"] == before["two"]
     assert (result.sync.added, result.sync.removed) == (1, 1)
@@ -118,7 +118,7 @@ async def test_hard_delete_turns_backlinks_into_ghosts(
     b = (await notes.save(principal, NoteDraft(title="B", body="[[A]]"))).note
     await links.hard_delete(principal, b)
     [ghost] = await _outgoing(links, principal, a.id)
-    assert ghost.target_id is None and ghost.ref == "b"
+    assert ghost.target_id is None and ghost.key == "b"
     with pytest.raises(NotFound):
         await notes.get(principal, b.id)
     again = (await notes.save(principal, NoteDraft(title="B"))).note
@@ -179,7 +179,7 @@ async def test_daily_and_capture(notes: NoteService, links: LinkService, princip
     bullets = [line for line in daily.body.splitlines() if line.startswith("- ")]
     assert len(bullets) == 2 and bullets[0].endswith("met [[Alice]] about #hiring")
     assert "hiring" in daily.tags
-    assert [link.ref for link in await _outgoing(links, principal, daily.id)] == ["alice"]
+    assert [link.key for link in await _outgoing(links, principal, daily.id)] == ["alice"]
 
 
 async def test_scopes_in_links(notes: NoteService, links: LinkService, principal: Principal) -> None:
@@ -199,7 +199,12 @@ async def test_scopes_in_links(notes: NoteService, links: LinkService, principal
     assert [r.item.id for r in reached] == [team_note.id]
 
 
-def test_choose_note_follows_obsidian_order() -> None:
+def choose_note(key: str, source: str, candidates: list[tuple[str, str]]) -> str | None:
+    ranked = [(rank, id) for slug, id in candidates if (rank := note_rank(key, source, slug)) is not None]
+    return min(ranked)[1] if ranked else None
+
+
+def test_note_rank_follows_obsidian_order() -> None:
     candidates = [("filters/explain-filters", "a"), ("other/explain-filters", "b"), ("explain-filters-x", "c")]
     assert choose_note("explain-filters", "filters/index", candidates) == "a"  # the source's own folder
     assert choose_note("explain-filters", "readme", candidates) == "b"  # shortest path
@@ -273,4 +278,4 @@ async def test_concurrent_saves_that_link_and_unlink_one_ghost_all_succeed(
     for n, writer in enumerate(writers):
         outgoing = await _outgoing(links, principal, writer.id)
         linked_last = (n + 9) % 2 == 0
-        assert [link.ref for link in outgoing] == (["shared-missing-page"] if linked_last else [])
+        assert [link.key for link in outgoing] == (["shared-missing-page"] if linked_last else [])

@@ -25,8 +25,8 @@ from vaultgraph.errors import AppError
 from vaultgraph.http.auth import Authenticator
 from vaultgraph.http.disconnects import read_body_first
 from vaultgraph.http.refusals import Refusal
-from vaultgraph.schema.context import Services
-from vaultgraph.services.links import LinkDraft
+from vaultgraph.schema.use_cases import Services
+from vaultgraph.services.links import MAX_HOPS, MAX_TRAVERSAL_NODES, LinkDraft
 from vaultgraph.services.notes import NoteDraft
 from vaultgraph.services.search import SearchMode, SearchRequest
 
@@ -112,19 +112,22 @@ def build_mcp(services: Services) -> MCPServer:
         return {"backlinks": [views.link_view(link, sources.get(link.source_id)) for link in links],
                 "more": pages[id].has_next_page if id in pages else False}
 
+    # The bounds are GraphQL's `traverse` (the service checks them): the same limits, the same coded errors.
     @mcp.tool(description=(
         "Follow links from an item, breadth first: every item reached within `hops` links, with its depth and the "
-        "link it was reached by."))
+        "link it was reached by. Reaching more than `maxNodes` items is an error (LIMIT_EXCEEDED), never a silent "
+        "cut: ask again with fewer hops or a direction."))
     async def traverse(
         id: ItemId, ctx: Context,
-        hops: Annotated[int, Field(ge=1, le=3, description="How many links away to go.")] = 1,
+        hops: Annotated[int, Field(description=f"How many links away to go, 1 to {MAX_HOPS}.")] = 1,
         direction: Annotated[Literal["out", "in", "both"], Field(
             description="out: links this item makes; in: links to it; both.")] = "both",
-        maxNodes: Annotated[int, Field(ge=1, le=200, description="Stop after this many items.")] = 50,  # noqa: N803
+        maxNodes: Annotated[int, Field(  # noqa: N803
+            description=f"Most items to reach, 1 to {MAX_TRAVERSAL_NODES}; more is LIMIT_EXCEEDED.")] = 50,
     ) -> dict[str, Any]:
-        reached, truncated = await answer(services.links.traverse(
-            principal_of(ctx), [id], hops, Direction[direction.upper()], max_nodes=maxNodes, truncate=True))
-        return {"items": [views.reached_view(r) for r in reached], "truncated": truncated}
+        reached, _ = await answer(services.links.traverse(
+            principal_of(ctx), [id], hops, Direction[direction.upper()], max_nodes=maxNodes))
+        return {"items": [views.reached_view(r) for r in reached]}
 
     @mcp.tool(description=(
         "Create or update a markdown note. [[Title]] or [[slug]] in the body become links (backlinks appear on "

@@ -36,7 +36,8 @@ def text_view(item: Item, text: str) -> dict[str, Any]:
 
 def link_view(link: Link, source: Item | None) -> dict[str, Any]:
     return {"id": link.id, "type": link.type, "from": item_view(source) if source else {"id": link.source_id},
-            "toId": link.target_id, "ref": link.ref, "origin": link.origin.value, "context": link.context}
+            "toId": link.target_id, "ref": link.ref, "key": link.key, "origin": link.origin.value,
+            "context": link.context, "createdByAgentId": link.created_by_agent_id}
 
 
 def reached_view(reached: Reached) -> dict[str, Any]:

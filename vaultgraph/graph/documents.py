@@ -15,7 +15,7 @@ _DOCUMENT = document_map("d") + " AS d"
 CREATE_DOCUMENT = """
 CREATE (d:Item:Document {
   id: $id, tenantId: $tenant, scope: $scope, agentId: $agentId, teamId: $teamId, ownerKey: $ownerKey,
-  path: $path, pathLower: $pathLower, basenameLower: $basenameLower,
+  path: $path, pathLower: $pathLower, basenameLower: $basenameLower, linkName: $linkName,
   title: $title, docType: $docType, contentHash: $contentHash, sizeBytes: $sizeBytes,
   metadata: $metadata, category: $category, enrichmentStage: 'QUEUED',
   createdAt: datetime(), updatedAt: datetime(), enrichmentUpdatedAt: datetime()

@@ -18,7 +18,7 @@ from vaultgraph.graph.links import drop_if_orphan
 UNTRIED_GHOST_EDGES = """
 MATCH (:Item {tenantId: $tenant, id: $id})-[r:WIKILINK {origin: 'wikilink'}]->(:Ghost {tenantId: $tenant})
 WHERE r.fuzzyCheckedAt IS NULL
-RETURN r.id AS linkId, r.ref AS ref, coalesce(r.target, r.ref) AS text, r.context AS context
+RETURN r.id AS linkId, r.key AS ref, r.ref AS text, r.context AS context
 ORDER BY r.createdAt, r.id LIMIT $limit
 """
 
@@ -42,7 +42,7 @@ GHOSTS = """
 MATCH (g:Ghost {tenantId: $tenant})<-[r]-(s:Item {tenantId: $tenant})
 WHERE ($ownerKeys IS NULL OR s.ownerKey IN $ownerKeys) AND s.archivedAt IS NULL AND s.deletedAt IS NULL
 WITH g, r, s ORDER BY r.createdAt, r.id
-WITH g, collect(s.id) AS sources, collect(coalesce(r.target, r.ref))[0] AS text, count(r) AS links
+WITH g, collect(s.id) AS sources, collect(r.ref)[0] AS text, count(r) AS links
 RETURN g.ref AS ref, text, sources[..$perRef] AS sources, links
 ORDER BY links DESC, ref LIMIT $limit
 """

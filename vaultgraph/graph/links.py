@@ -1,9 +1,13 @@
 """Cypher for typed edges: manual links, pages, counts and BFS levels (the wikilink diff and ghost binding, which
 take many items at once, are graph/wikilinks.py).
 
-Edges are native relationship types (validated before they reach a query; see services/links.py). A ghost is a
-`:Ghost {tenantId, ref}` placeholder: edges to it show in outgoing lists, never in traversal or the graph view.
-Statements that name a relationship type from data use Cypher 25's dynamic types, `[:$(type)]`.
+Edges are native relationship types (validated before they reach a query; see services/links.py). Each edge keeps
+`ref`, its target as authored (display only, never rewritten), and `key`, the resolution key (text/resolve.py
+`link_key`) that binding, unbinding, ghosts and duplicate checks compare. A ghost is a `:Ghost {tenantId, ref,
+name}` placeholder keyed by that key (its property is still called `ref`: the uniqueness constraint `ghost_ref`
+holds it; `name` is the key's last segment, which the incoming pass looks ghosts up by): edges to it show in
+outgoing lists, never in traversal or the graph view. Statements that name a relationship type from data use
+Cypher 25's dynamic types, `[:$(type)]`.
 """
 
 from __future__ import annotations
@@ -46,7 +50,13 @@ def drop_if_orphan(ghost: str) -> str:
             f"DELETE {ghost}\n")
 
 
-# New edges, each row {sourceId, type, ref, targetId, props}: to its target, or to the ghost of its ref.
+def merge_ghost(ghost: str, key: str) -> str:
+    """Cypher that binds `ghost` to the ghost of the key `key` (an expression), creating it with its name."""
+    return (f"MERGE ({ghost}:Ghost {{tenantId: $tenant, ref: {key}}})\n"
+            f"ON CREATE SET {ghost}.name = last(split({key}, '/'))\n")
+
+
+# New edges, each row {sourceId, type, key, targetId, props}: to its target, or to the ghost of its key.
 CREATE_RESOLVED = """
 CYPHER 25
 UNWIND $rows AS row
@@ -59,18 +69,16 @@ CREATE_GHOSTED = """
 CYPHER 25
 UNWIND $rows AS row
 MATCH (s:Item {tenantId: $tenant, id: row.sourceId})
-MERGE (g:Ghost {tenantId: $tenant, ref: row.ref})
-CREATE (s)-[r:$(row.type)]->(g)
+""" + merge_ghost("g", "row.key") + """CREATE (s)-[r:$(row.type)]->(g)
 SET r = row.props, r.createdAt = datetime()
 """
 
-# Hard delete: inbound edges go back to ghosts keyed by their authored ref, so they re-bind if it comes back.
+# Hard delete: inbound edges go back to ghosts of their key, so they re-bind if it comes back.
 UNBIND_INBOUND = """
 CYPHER 25
 MATCH (n:Item {tenantId: $tenant, id: $id})<-[r]-(s:Item)
 WHERE s.id <> n.id
-MERGE (g:Ghost {tenantId: $tenant, ref: r.ref})
-WITH s, r, g
+""" + merge_ghost("g", "r.key") + """WITH s, r, g
 CALL (s, r, g) {
   CREATE (s)-[b:$(type(r))]->(g)
   SET b = properties(r), b.confidence = null, b.guessed = null, b.fuzzyCheckedAt = null
@@ -94,8 +102,11 @@ LINK_BY_ID = """
 MATCH (s:Item {tenantId: $tenant})-[r {id: $linkId}]->(t)
 RETURN """ + f"{link_map('r')} AS r, {item_map('s')} AS s, {item_map('t')} AS t"
 
-LINK_EXISTS = """
-MATCH (:Item {tenantId: $tenant, id: $id})-[r {ref: $ref}]->() WHERE type(r) = $type RETURN r.id AS id
+# Links of one type from one item with one key, each with its target's owner (null for a ghost), so the caller
+# can tell a duplicate it may know of from one it may not.
+LINKS_WITH_KEY = """
+MATCH (:Item {tenantId: $tenant, id: $id})-[r {key: $key}]->(t) WHERE type(r) = $type
+RETURN r.id AS id, CASE WHEN t:Item THEN t.ownerKey END AS targetOwner ORDER BY r.createdAt, r.id
 """
 
 DELETE_LINK = """
@@ -172,12 +183,14 @@ WHERE n.deletedAt IS NULL AND n.archivedAt IS NULL AND ($ownerKeys IS NULL OR n.
 WITH n ORDER BY n.createdAt DESC, n.id LIMIT $limit
 RETURN """ + item_map("n") + " AS n"
 
-# The endpoints are among the caller's nodes already: ids only.
-EDGES_AMONG = """
+# The endpoints are among the caller's nodes already: the links name them by id. The first $limit edges, and how
+# many there are in all (so a cut view says so).
+_AMONG = """
 MATCH (s:Item {tenantId: $tenant})-[r]->(t:Item {tenantId: $tenant})
 WHERE s.id IN $ids AND t.id IN $ids
-WITH s, r, t ORDER BY r.createdAt, r.id LIMIT $limit
-RETURN s.id AS sourceId, t.id AS targetId, """ + link_map("r") + " AS r"
+"""
+EDGES_AMONG = _AMONG + "WITH r ORDER BY r.createdAt, r.id LIMIT $limit\nRETURN " + link_map("r") + " AS r"
+COUNT_EDGES_AMONG = _AMONG + "RETURN count(r) AS total"
 
 
 async def run_counted(tx: AsyncManagedTransaction, writes: WriteCount, query: str, **params: Any) -> None:
@@ -189,9 +202,12 @@ async def link_by_id(tx: AsyncManagedTransaction, tenant: str, link_id: str) -> 
     return link_from_record(record["r"], record["s"], record["t"]) if record else None
 
 
-async def link_exists(tx: AsyncManagedTransaction, tenant: str, id: str, ref: str, type: str) -> str | None:
-    record = await (await tx.run(LINK_EXISTS, tenant=tenant, id=id, ref=ref, type=type)).single()
-    return record["id"] if record else None
+async def links_with_key(
+    tx: AsyncManagedTransaction, tenant: str, id: str, key: str, type: str
+) -> list[tuple[str, str | None]]:
+    """(link id, target owner key or None for a ghost) of each `type` link from `id` with this key."""
+    result = await tx.run(LINKS_WITH_KEY, tenant=tenant, id=id, key=key, type=type)
+    return [(record["id"], record["targetOwner"]) async for record in result]
 
 
 async def link_pages(
@@ -200,12 +216,7 @@ async def link_pages(
     result = await tx.run(OUTGOING_PAGES if outgoing else BACKLINK_PAGES, **params)
     pages: dict[str, list[Link]] = {id: [] for id in params["ids"]}
     async for record in result:
-        rel, other = record["r"], record["other"]
-        if outgoing:
-            link = link_from_record(rel, None, other, source_id=record["id"])
-        else:
-            link = link_from_record(rel, other, None)
-        pages[record["id"]].append(link)
+        pages[record["id"]].append(link_from_record(record["r"], record["other"]))
     return pages
 
 
@@ -235,18 +246,24 @@ async def bfs_level(
 
 async def global_graph(
     tx: AsyncManagedTransaction, tenant: str, owner_keys: list[str] | None, node_limit: int, edge_limit: int
-) -> tuple[list[Item], list[Link]]:
-    result = await tx.run(GLOBAL_GRAPH_NODES, tenant=tenant, ownerKeys=owner_keys, limit=node_limit)
+) -> tuple[list[Item], bool, list[Link], int]:
+    """The newest `node_limit` visible items (and whether there are more), the first `edge_limit` resolved edges
+    among them, and how many edges there are among them in all."""
+    result = await tx.run(GLOBAL_GRAPH_NODES, tenant=tenant, ownerKeys=owner_keys, limit=node_limit + 1)
     nodes = [item_from_node(record["n"]) async for record in result]
-    edges = await edges_among(tx, tenant, nodes, edge_limit)
-    return nodes, edges
+    more = len(nodes) > node_limit
+    nodes = nodes[:node_limit]
+    edges, total = await edges_among(tx, tenant, nodes, edge_limit)
+    return nodes, more, edges, total
 
 
-async def edges_among(tx: AsyncManagedTransaction, tenant: str, nodes: list[Item], limit: int) -> list[Link]:
-    """Resolved edges among these items, each with its endpoints taken from `nodes`."""
+async def edges_among(
+    tx: AsyncManagedTransaction, tenant: str, nodes: list[Item], limit: int
+) -> tuple[list[Link], int]:
+    """The first `limit` resolved edges among these items, each with its endpoints taken from `nodes`, and how many
+    there are in all."""
     by_id = {node.id: node for node in nodes}
     result = await tx.run(EDGES_AMONG, tenant=tenant, ids=list(by_id), limit=limit)
-    return [
-        link_from_record(record["r"], source_id=record["sourceId"], target_id=record["targetId"], items=by_id)
-        async for record in result
-    ]
+    edges = [link_from_record(record["r"], items=by_id) async for record in result]
+    total = await (await tx.run(COUNT_EDGES_AMONG, tenant=tenant, ids=list(by_id))).single(strict=True)
+    return edges, int(total["total"])

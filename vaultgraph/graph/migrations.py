@@ -3,12 +3,14 @@ versions are recorded on `:SchemaMigration` nodes so a step runs once per databa
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 import structlog
 from neo4j import AsyncManagedTransaction
 
 from vaultgraph.graph.session import Graph
+from vaultgraph.text.resolve import document_name
 
 log = structlog.get_logger(__name__)
 
@@ -30,6 +32,28 @@ class Migration:
     version: int
     description: str
     statements: tuple[str, ...]
+    # A data step Cypher cannot do alone (it needs Python, e.g. slugify): one batch per call, run until it
+    # reports 0 rows changed.
+    backfill: Callable[[AsyncManagedTransaction], Awaitable[int]] | None = None
+
+
+_DOCUMENTS_WITHOUT_LINK_NAME = """
+MATCH (d:Document) WHERE d.linkName IS NULL AND d.path IS NOT NULL
+RETURN elementId(d) AS id, d.path AS path LIMIT 5000
+"""
+_SET_LINK_NAMES = """
+UNWIND $rows AS row
+MATCH (d:Document) WHERE elementId(d) = row.id
+SET d.linkName = row.name
+"""
+
+
+async def _backfill_link_names(tx: AsyncManagedTransaction) -> int:
+    result = await tx.run(_DOCUMENTS_WITHOUT_LINK_NAME)
+    rows = [{"id": record["id"], "name": document_name(record["path"])} async for record in result]
+    if rows:
+        await (await tx.run(_SET_LINK_NAMES, rows=rows)).consume()
+    return len(rows)
 
 
 MIGRATIONS: tuple[Migration, ...] = (
@@ -87,6 +111,23 @@ MIGRATIONS: tuple[Migration, ...] = (
         "final enrichment stages still owed an announcement (a worker died between commit and publish)",
         ("CREATE INDEX document_unannounced IF NOT EXISTS FOR (d:Document) ON (d.tenantId, d.unannouncedUntil)",),
     ),
+    # Numbered after issue 18, not 6: other branches of the same round add migrations, and a number two branches
+    # share would let a database that applied one skip the other.
+    Migration(
+        18,
+        "links keep the authored target in `ref` and the resolution key in `key` (old edges held the key in `ref`"
+        " and the authored text in `target`); ghosts and documents are looked up by the key's last segment",
+        (
+            "MATCH ()-[r]->() WHERE r.key IS NULL AND r.ref IS NOT NULL "
+            "CALL (r) { SET r.key = r.ref, r.ref = coalesce(r.target, r.ref) REMOVE r.target } "
+            "IN TRANSACTIONS OF 10000 ROWS",
+            "MATCH (g:Ghost) WHERE g.name IS NULL "
+            "CALL (g) { SET g.name = last(split(g.ref, '/')) } IN TRANSACTIONS OF 10000 ROWS",
+            "CREATE INDEX ghost_name IF NOT EXISTS FOR (g:Ghost) ON (g.tenantId, g.name)",
+            "CREATE INDEX document_link_name IF NOT EXISTS FOR (d:Document) ON (d.tenantId, d.linkName)",
+        ),
+        backfill=_backfill_link_names,
+    ),
 )
 
 APPLIED_VERSIONS = "MATCH (m:SchemaMigration) RETURN m.version AS version"
@@ -126,6 +167,9 @@ async def apply_migrations(graph: Graph, embedding_dimensions: int) -> list[int]
             for statement in migration.statements:
                 # Schema statements cannot share a transaction with writes, so each runs on its own.
                 await (await session.run(statement)).consume()
+            if migration.backfill is not None:
+                while await session.execute_write(migration.backfill):
+                    pass
             await session.execute_write(_record, migration.version, migration.description)
             log.info("migration applied", version=migration.version, description=migration.description)
             ran.append(migration.version)

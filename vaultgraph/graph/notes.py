@@ -7,6 +7,7 @@ from typing import Any
 from neo4j import AsyncManagedTransaction
 
 from vaultgraph.domain import Note
+from vaultgraph.graph.links import merge_ghost
 from vaultgraph.graph.records import note_from_node, note_map
 
 # Every statement returning a note returns its projection (never the embedding) under the name `n`.
@@ -47,21 +48,21 @@ MATCH (n:Item:Note {tenantId: $tenant, id: row.id})
 SET n += row.props, n.updatedAt = datetime()
 RETURN i, """ + _NOTE
 
-# After a rename: the wikilinks bound to the note by a name it no longer has (`$names` are its names now; a fuzzy
-# guess names nothing and stays). The edge's resolution key is `key` where links carry one, else `ref`.
-STALE_INBOUND_SOURCES = """
-MATCH (n:Item:Note {tenantId: $tenant, id: $id})<-[r:WIKILINK {origin: 'wikilink'}]-(s:Note {tenantId: $tenant})
-WHERE r.guessed IS NULL AND NOT coalesce(r.key, r.ref) IN $names
-RETURN s.id AS id, collect(coalesce(r.key, r.ref)) AS keys
+# After a rename: the wikilinks bound to the note (a fuzzy guess names nothing and stays), with where they are
+# written, so the service can tell which keys no longer name it…
+INBOUND_WIKILINKS = """
+MATCH (n:Item:Note {tenantId: $tenant, id: $id})<-[r:WIKILINK {origin: 'wikilink'}]-(s:Item {tenantId: $tenant})
+WHERE r.guessed IS NULL
+RETURN r.id AS linkId, r.key AS key, s.id AS sourceId, s:Note AS sourceIsNote, coalesce(s.slug, s.path) AS sourcePath
 """
 
-# …and those left (not rewritten) become edges to the ghost of the old name, as a hard delete does
-# (graph/links.py UNBIND_INBOUND), so they bind again if a note takes that name.
-GHOST_STALE_INBOUND = """
-MATCH (n:Item:Note {tenantId: $tenant, id: $id})<-[r:WIKILINK {origin: 'wikilink'}]-(s:Item {tenantId: $tenant})
-WHERE r.guessed IS NULL AND NOT coalesce(r.key, r.ref) IN $names
-MERGE (g:Ghost {tenantId: $tenant, ref: coalesce(r.key, r.ref)})
-CREATE (s)-[b:WIKILINK]->(g)
+# …and those of them left (not rewritten) become edges to the ghost of their key, as a hard delete does
+# (graph/links.py UNBIND_INBOUND), so they bind again when an item takes that name.
+GHOST_INBOUND = """
+UNWIND $linkIds AS linkId
+MATCH (n:Item:Note {tenantId: $tenant, id: $id})<-[r:WIKILINK]-(s:Item {tenantId: $tenant})
+WHERE r.id = linkId
+""" + merge_ghost("g", "r.key") + """CREATE (s)-[b:WIKILINK]->(g)
 SET b = properties(r)
 DELETE r
 """
@@ -168,16 +169,14 @@ async def notes_by_slugs(
     return {note.slug: note for note in notes}
 
 
-async def stale_inbound_sources(
-    tx: AsyncManagedTransaction, tenant: str, id: str, names: list[str]
-) -> dict[str, list[str]]:
-    """Notes linking to the note `id` by a name not in `names`: source id → the keys of those links."""
-    result = await tx.run(STALE_INBOUND_SOURCES, tenant=tenant, id=id, names=names)
-    return {record["id"]: list(record["keys"]) async for record in result}
+async def inbound_wikilinks(tx: AsyncManagedTransaction, tenant: str, id: str) -> list[dict[str, Any]]:
+    """Rows {linkId, key, sourceId, sourceIsNote, sourcePath} of the wikilinks bound to the note `id`."""
+    result = await tx.run(INBOUND_WIKILINKS, tenant=tenant, id=id)
+    return [dict(record) async for record in result]
 
 
-async def ghost_stale_inbound(tx: AsyncManagedTransaction, tenant: str, id: str, names: list[str]) -> None:
-    await (await tx.run(GHOST_STALE_INBOUND, tenant=tenant, id=id, names=names)).consume()
+async def ghost_inbound(tx: AsyncManagedTransaction, tenant: str, id: str, link_ids: list[str]) -> None:
+    await (await tx.run(GHOST_INBOUND, tenant=tenant, id=id, linkIds=link_ids)).consume()
 
 
 async def set_indexed(tx: AsyncManagedTransaction, tenant: str, indexed: dict[str, bool]) -> None:

@@ -18,12 +18,14 @@ from vaultgraph.domain import Document, Enrichment, EnrichmentStage, Item, Link,
 
 _OWNER_FIELDS = ("id", "tenantId", "scope", "agentId", "teamId")
 NOTE_FIELDS = (*_OWNER_FIELDS, "slug", "title", "body", "bodySha256", "frontmatter", "tags", "kind", "noteDate",
-               "pinned", "archivedAt", "createdByAgentId", "indexed", "createdAt", "updatedAt", "vaultPath")
+               "pinned", "archivedAt", "createdByAgentId", "indexed", "createdAt", "updatedAt", "vaultPath",
+               "linkTeams")
 DOCUMENT_FIELDS = (*_OWNER_FIELDS, "path", "title", "docType", "contentHash", "sizeBytes", "summary", "category",
                    "metadata", "enrichmentStage", "enrichmentError", "enrichmentUpdatedAt", "createdAt",
                    "updatedAt")
 ITEM_FIELDS = tuple(dict.fromkeys((*NOTE_FIELDS, *DOCUMENT_FIELDS)))
-LINK_FIELDS = ("id", "ref", "label", "heading", "context", "origin", "confidence", "createdAt")
+LINK_FIELDS = ("id", "ref", "key", "label", "heading", "context", "origin", "confidence", "createdByAgentId",
+               "createdAt")
 # Instants travel as microseconds since the epoch: the driver hydrates a DateTime in pure Python (time zone
 # arithmetic included), which cost more than all the other fields of a record together; an int costs nothing.
 DATETIME_FIELDS = frozenset({"createdAt", "updatedAt", "archivedAt", "enrichmentUpdatedAt"})
@@ -56,7 +58,10 @@ def item_map(var: str) -> str:
 
 
 def link_map(var: str) -> str:
-    return projection(var, LINK_FIELDS, type=f"type({var})")
+    """A link with its own endpoints' ids (`targetId` null for a ghost), so no reader has to say which end of the
+    relationship it matched from: a backlink and the same link read as outgoing map to the same Link."""
+    return projection(var, LINK_FIELDS, type=f"type({var})", sourceId=f"startNode({var}).id",
+                      targetId=f"CASE WHEN endNode({var}):Item THEN endNode({var}).id END")
 
 
 def to_datetime(value: Any) -> datetime:
@@ -121,6 +126,7 @@ def note_from_node(node: Any) -> Note:
         created_at=to_datetime(node["createdAt"]),
         updated_at=to_datetime(node["updatedAt"]),
         vault_path=node.get("vaultPath"),
+        link_teams=tuple(node.get("linkTeams") or ()),
     )
 
 
@@ -128,28 +134,30 @@ def item_from_node(node: Any) -> Item:
     return note_from_node(node) if _has_label(node, "Note", "isNote") else document_from_node(node)
 
 
-def link_from_record(
-    rel: Any, source: Any | None = None, target: Any | None = None, source_id: str | None = None,
-    target_id: str | None = None, items: Mapping[str, Item] | None = None,
-) -> Link:
-    """`rel` is the relationship (or its `link_map`); `source`/`target` the endpoint nodes (or their `item_map`)
-    when the query returned them, else `source_id` (and `target_id` of a resolved edge) when the caller knows
-    them, with `items` to take the endpoints from when the caller holds them already."""
-    is_item = target is not None and _has_label(target, "Item", "isItem")
-    kind: str = rel["type"] if isinstance(rel, dict) else rel.type
-    known = items or {}
+def link_from_record(rel: Any, *endpoints: Any, items: Mapping[str, Item] | None = None) -> Link:
+    """`rel` is a `link_map` (it names both ends itself); `endpoints` are endpoint nodes (or their `item_map`) the
+    statement returned, whichever end each is, and `items` endpoints the caller holds already. An endpoint nobody
+    brought stays None (the API loads it by id)."""
+    known: dict[str, Item] = dict(items or {})
+    for node in endpoints:
+        if node is not None and _has_label(node, "Item", "isItem"):
+            known[node["id"]] = item_from_node(node)
+    source_id: str = rel["sourceId"]
+    target_id: str | None = rel.get("targetId")
     return Link(
         id=rel["id"],
-        type=kind,
-        source_id=source["id"] if source is not None else str(source_id),
-        target_id=target["id"] if target is not None and is_item else target_id,
+        type=rel["type"],
+        source_id=source_id,
+        target_id=target_id,
         ref=rel["ref"],
+        key=rel.get("key") or rel["ref"],  # an edge the key migration has not reached yet: its ref was the key
         label=rel.get("label"),
         heading=rel.get("heading"),
         context=rel.get("context"),
         origin=LinkOrigin(rel.get("origin") or "user"),
         confidence=rel.get("confidence"),
         created_at=to_datetime(rel["createdAt"]),
-        source=item_from_node(source) if source is not None else known.get(str(source_id)),
-        target=item_from_node(target) if target is not None and is_item else known.get(target_id or ""),
+        created_by_agent_id=rel.get("createdByAgentId"),
+        source=known.get(source_id),
+        target=known.get(target_id) if target_id is not None else None,
     )

@@ -144,17 +144,14 @@ class LinkResult:
     total: int | None
 
 
-def _link_results(item_id: str, record: Any, asks: Sequence[LinkAsk]) -> list[LinkResult]:
+def _link_results(record: Any, asks: Sequence[LinkAsk]) -> list[LinkResult]:
     results = []
     for i, ask in enumerate(asks):
         p = _prefix(i)
         links = None
         if ask.page:
-            rows = record[f"{p}page"]
-            if ask.outgoing:
-                links = [link_from_record(row["r"], None, row["other"], source_id=item_id) for row in rows]
-            else:
-                links = [link_from_record(row["r"], row["other"], None) for row in rows]
+            # The links name their own ends (exactly as links.py's `link_pages` maps them).
+            links = [link_from_record(row["r"], row["other"]) for row in record[f"{p}page"]]
         results.append(LinkResult(links, int(record[f"{p}total"]) if ask.count else None))
     return results
 
@@ -168,7 +165,7 @@ async def note_with_links(
         return None
     [record] = records
     note = note_from_node(record["n"])
-    return note, _link_results(note.id, record, asks)
+    return note, _link_results(record, asks)
 
 
 async def notes_page_with_links(
@@ -179,7 +176,7 @@ async def notes_page_with_links(
     page = []
     for row in sorted(record["rows"], key=lambda row: int(row["i"])):
         note = note_from_node(row["n"])
-        page.append((note, _link_results(note.id, row, asks)))
+        page.append((note, _link_results(row, asks)))
     return page, int(record["total"])
 
 
@@ -235,11 +232,13 @@ WITH {', '.join(carried)}, $frontier + [x IN ({levels})[0..$maxNodes] | x.m.id] 
 CALL (ids) {{
   MATCH (s:Item {{tenantId: $tenant}})-[r]->(t:Item {{tenantId: $tenant}})
   WHERE s.id IN ids AND t.id IN ids
-  WITH s, r, t ORDER BY r.createdAt, r.id
-  RETURN collect({{sourceId: s.id, targetId: t.id, r: {link_map('r')}}})[0..$edgeLimit] AS edges
+  WITH r ORDER BY r.createdAt, r.id
+  WITH collect({link_map('r')}) AS found
+  RETURN found[0..$edgeLimit] AS edges, size(found) AS totalEdges
 }}""")
-        carried.append("edges")
-    parts.append(f"\nRETURN seeds, [{', '.join(carried[1:hops + 1])}] AS levels" + (", edges" if edges else ""))
+        carried += ["edges", "totalEdges"]
+    parts.append(f"\nRETURN seeds, [{', '.join(carried[1:hops + 1])}] AS levels"
+                 + (", edges, totalEdges" if edges else ""))
     return "".join(parts)
 
 
@@ -247,7 +246,8 @@ CALL (ids) {{
 class Traversal:
     seeds: dict[str, Item]
     levels: list[list[dict[str, Any]]]  # per depth, rows {fid, linkId, type, outgoing, item} as bfs_level gives
-    edges: list[dict[str, Any]]  # rows {sourceId, targetId, r (a link_map)}, when asked
+    edges: list[dict[str, Any]]  # link_maps (first $edgeLimit), when asked
+    total_edges: int  # all the edges among the seeds and what was reached, when asked
 
 
 async def traversal(graph: Graph, direction: Direction, hops: int, edges: bool = False, **params: Any) -> Traversal:
@@ -257,4 +257,5 @@ async def traversal(graph: Graph, direction: Direction, hops: int, edges: bool =
     seeds = [item_from_node(node) for node in record["seeds"]]
     levels = [[{"fid": row["fid"], "linkId": row["linkId"], "type": row["type"], "outgoing": row["outgoing"],
                 "item": item_from_node(row["m"])} for row in level] for level in record["levels"]]
-    return Traversal({item.id: item for item in seeds}, levels, list(record["edges"]) if edges else [])
+    return Traversal({item.id: item for item in seeds}, levels, list(record["edges"]) if edges else [],
+                     int(record["totalEdges"]) if edges else 0)

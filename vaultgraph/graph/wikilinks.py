@@ -13,73 +13,70 @@ from neo4j import AsyncManagedTransaction
 
 from vaultgraph.graph.links import CREATE_GHOSTED, CREATE_RESOLVED, WriteCount, drop_if_orphan
 
-# One row per wikilink edge the text wrote (an item may have two edges with one ref only through a race).
-WIKILINK_REFS = """
+# One row per wikilink edge the text wrote (an item may have two edges with one key only through a race).
+WIKILINK_KEYS = """
 UNWIND $ids AS id
 MATCH (:Item {tenantId: $tenant, id: id})-[r:WIKILINK {origin: 'wikilink'}]->()
-RETURN id, r.ref AS ref
+RETURN id, r.key AS key
 """
 
 REMOVE_WIKILINKS = """
 UNWIND $items AS item
 MATCH (:Item {tenantId: $tenant, id: item.id})-[r:WIKILINK {origin: 'wikilink'}]->(t)
-WHERE NOT r.ref IN item.keep
+WHERE NOT r.key IN item.keep
 DELETE r
 WITH DISTINCT t WHERE t:Ghost
 """ + drop_if_orphan("t")
 
-# Returns the source of each edge it changed, so a batch can say which items it touched.
+# Returns the source of each edge it changed, so a batch can say which items it touched. The authored `ref` follows
+# the text's first occurrence of the key (the author respelled it); the key, the edge's identity, stays.
 UPDATE_WIKILINKS = """
 UNWIND $rows AS row
-MATCH (:Item {tenantId: $tenant, id: row.sourceId})-[r:WIKILINK {origin: 'wikilink', ref: row.ref}]->()
+MATCH (:Item {tenantId: $tenant, id: row.sourceId})-[r:WIKILINK {origin: 'wikilink', key: row.key}]->()
 WHERE coalesce(r.label, '') <> coalesce(row.label, '') OR coalesce(r.heading, '') <> coalesce(row.heading, '')
-   OR coalesce(r.context, '') <> coalesce(row.context, '') OR coalesce(r.target, '') <> row.target
+   OR coalesce(r.context, '') <> coalesce(row.context, '') OR r.ref <> row.ref
    OR coalesce(r.embed, false) <> row.embed OR coalesce(r.count, 1) <> row.count
-SET r.label = row.label, r.heading = row.heading, r.context = row.context, r.target = row.target,
+SET r.label = row.label, r.heading = row.heading, r.context = row.context, r.ref = row.ref,
     r.embed = row.embed, r.count = row.count
 RETURN row.sourceId AS id
 """
 
-# Outgoing pass, step 1: candidate notes by last slug segment, in the owners the source may link to (Obsidian's
-# order, exact path, then the source's folder, then the shortest path, is applied in Python). Notes written
-# earlier in the same transaction are candidates too: links within a batch bind to each other.
-NOTE_TARGETS = """
+# Outgoing pass: every note and document in the owners a source may link to whose name (a note's `slugName`, a
+# document's `linkName`: text/resolve.py `key_name`) is the last segment of a key; which of them the key names,
+# and which wins, is ranked in Python (services/wikilink_sync.py). Items written earlier in the same transaction
+# are candidates too: links within a batch bind to each other.
+LINK_TARGETS = """
 UNWIND range(0, size($rows) - 1) AS i
 WITH i, $rows[i] AS row
-MATCH (t:Note {tenantId: $tenant, slugName: row.name})
-WHERE t.ownerKey IN row.owners
-RETURN i, t.id AS id, t.slug AS slug, t.ownerKey AS ownerKey
+CALL (row) {
+  MATCH (t:Note {tenantId: $tenant, slugName: row.name}) WHERE t.ownerKey IN row.owners
+  RETURN t
+  UNION
+  MATCH (t:Document {tenantId: $tenant, linkName: row.name}) WHERE t.ownerKey IN row.owners AND t.deletedAt IS NULL
+  RETURN t
+}
+RETURN i, t.id AS id, t:Note AS isNote, coalesce(t.slug, t.path) AS path, t.ownerKey AS ownerKey
 """
 
-# Outgoing pass, step 2: documents by path or basename (GoClaw's order is applied in Python on these candidates).
-DOCUMENT_TARGETS = """
-UNWIND range(0, size($rows) - 1) AS i
-WITH i, $rows[i] AS row
-MATCH (d:Document {tenantId: $tenant})
-WHERE d.deletedAt IS NULL AND d.ownerKey IN row.owners
-  AND (d.pathLower IN row.paths OR d.basenameLower IN row.basenames)
-RETURN i, d.id AS id, d.path AS path
-"""
+_SOURCE = """s.id AS sourceId, r.id AS linkId, r.key AS key, s:Note AS sourceIsNote,
+       coalesce(s.slug, s.path) AS sourcePath, s.ownerKey AS sourceOwner, coalesce(s.linkTeams, []) AS sourceTeams,
+       type(r) = 'WIKILINK' AND r.origin = 'wikilink' AS claimable"""
 
-# Incoming pass, what may move to the items being bound (decided in Python, in the order they were saved): edges to
-# the ghosts of their names…
+# Incoming pass, what may move to the items being bound (decided in Python): edges to the ghosts of their names…
 GHOST_EDGES_NAMING = """
-UNWIND $refs AS ref
-MATCH (g:Ghost {tenantId: $tenant, ref: ref})<-[r]-(s:Item {tenantId: $tenant})
-RETURN s.id AS sourceId, r.id AS linkId, r.ref AS ref, s.slug AS sourceSlug, s.ownerKey AS sourceOwner,
-       type(r) = 'WIKILINK' AND r.origin = 'wikilink' AS claimable
-"""
+UNWIND $names AS name
+MATCH (g:Ghost {tenantId: $tenant, name: name})<-[r]-(s:Item {tenantId: $tenant})
+RETURN """ + _SOURCE + "\n"
 
 # …and edges bound to an item already under one of those names: fuzzy guesses (an exact name reclaims them) and
-# wikilinks bound to another note (Obsidian's order may prefer a new one). One pass over the tenant's edges for
-# the whole batch.
+# wikilinks (the ranking may prefer a new item). One pass over the tenant's edges for the whole batch.
 BOUND_EDGES_NAMING = """
 MATCH (s:Item {tenantId: $tenant})-[r]->(t:Item)
-WHERE r.ref IN $refs
-  AND (r.guessed = true OR (type(r) = 'WIKILINK' AND r.origin = 'wikilink' AND r.guessed IS NULL AND t:Note))
-RETURN s.id AS sourceId, r.id AS linkId, r.ref AS ref, s.slug AS sourceSlug, s.ownerKey AS sourceOwner,
-       t.id AS targetId, t.slug AS targetSlug, t.ownerKey AS targetOwner, coalesce(r.guessed, false) AS guessed,
-       type(r) = 'WIKILINK' AND r.origin = 'wikilink' AS claimable
+WHERE last(split(r.key, '/')) IN $names
+  AND (r.guessed = true OR (type(r) = 'WIKILINK' AND r.origin = 'wikilink' AND r.guessed IS NULL))
+RETURN """ + _SOURCE + """,
+       t.id AS targetId, t:Note AS targetIsNote, coalesce(t.slug, t.path) AS targetPath, t.ownerKey AS targetOwner,
+       coalesce(r.guessed, false) AS guessed
 """
 
 # Each edge becomes the same edge to its new target (a reclaimed guess loses its confidence); a ghost left
@@ -100,18 +97,18 @@ WITH DISTINCT old WHERE old:Ghost
 """ + drop_if_orphan("old")
 
 
-async def wikilink_refs(tx: AsyncManagedTransaction, tenant: str, ids: list[str]) -> dict[str, list[str]]:
-    result = await tx.run(WIKILINK_REFS, tenant=tenant, ids=ids)
-    refs: dict[str, list[str]] = {id: [] for id in ids}
+async def wikilink_keys(tx: AsyncManagedTransaction, tenant: str, ids: list[str]) -> dict[str, list[str]]:
+    result = await tx.run(WIKILINK_KEYS, tenant=tenant, ids=ids)
+    keys: dict[str, list[str]] = {id: [] for id in ids}
     async for record in result:
-        refs[record["id"]].append(record["ref"])
-    return refs
+        keys[record["id"]].append(record["key"])
+    return keys
 
 
 async def remove_wikilinks(
     tx: AsyncManagedTransaction, writes: WriteCount, tenant: str, items: list[dict[str, Any]]
 ) -> None:
-    """`items`: {id, keep}: each item's text-made edges whose ref is not in `keep` go."""
+    """`items`: {id, keep}: each item's text-made edges whose key is not in `keep` go."""
     await writes.add(await tx.run(REMOVE_WIKILINKS, tenant=tenant, items=items))
 
 
@@ -125,17 +122,9 @@ async def update_wikilinks(
     return changed
 
 
-async def note_targets(tx: AsyncManagedTransaction, tenant: str, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """`rows`: {name, owners}; each hit says the index of its row as `i`."""
-    result = await tx.run(NOTE_TARGETS, tenant=tenant, rows=rows)
-    return [dict(record) async for record in result]
-
-
-async def document_targets(
-    tx: AsyncManagedTransaction, tenant: str, rows: list[dict[str, Any]]
-) -> list[dict[str, Any]]:
-    """`rows`: {paths, basenames, owners} (lower case); each hit says the index of its row as `i`."""
-    result = await tx.run(DOCUMENT_TARGETS, tenant=tenant, rows=rows)
+async def link_targets(tx: AsyncManagedTransaction, tenant: str, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """`rows`: {name, owners}; each candidate says the index of its row as `i`."""
+    result = await tx.run(LINK_TARGETS, tenant=tenant, rows=rows)
     return [dict(record) async for record in result]
 
 
@@ -143,20 +132,20 @@ async def create_links(
     tx: AsyncManagedTransaction, writes: WriteCount, tenant: str, resolved: list[dict[str, Any]],
     ghosted: list[dict[str, Any]],
 ) -> None:
-    """Rows {sourceId, type, ref, targetId, props}: to their target, or to the ghost of their ref."""
+    """Rows {sourceId, type, key, targetId, props}: to their target, or to the ghost of their key."""
     if resolved:
         await writes.add(await tx.run(CREATE_RESOLVED, tenant=tenant, rows=resolved))
     if ghosted:
         await writes.add(await tx.run(CREATE_GHOSTED, tenant=tenant, rows=ghosted))
 
 
-async def ghost_edges_naming(tx: AsyncManagedTransaction, tenant: str, refs: list[str]) -> list[dict[str, Any]]:
-    result = await tx.run(GHOST_EDGES_NAMING, tenant=tenant, refs=refs)
+async def ghost_edges_naming(tx: AsyncManagedTransaction, tenant: str, names: list[str]) -> list[dict[str, Any]]:
+    result = await tx.run(GHOST_EDGES_NAMING, tenant=tenant, names=names)
     return [dict(record) async for record in result]
 
 
-async def bound_edges_naming(tx: AsyncManagedTransaction, tenant: str, refs: list[str]) -> list[dict[str, Any]]:
-    result = await tx.run(BOUND_EDGES_NAMING, tenant=tenant, refs=refs)
+async def bound_edges_naming(tx: AsyncManagedTransaction, tenant: str, names: list[str]) -> list[dict[str, Any]]:
+    result = await tx.run(BOUND_EDGES_NAMING, tenant=tenant, names=names)
     return [dict(record) async for record in result]
 
 

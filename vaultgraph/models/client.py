@@ -14,6 +14,7 @@ from typing import Protocol
 import structlog
 
 from vaultgraph.models.config import ModelConfig
+from vaultgraph.models.embedder import Embedder
 from vaultgraph.models.errors import ModelUnavailable
 from vaultgraph.models.local_embedding import LocalEmbedder
 from vaultgraph.models.openai_client import OpenAIModelClient
@@ -21,20 +22,6 @@ from vaultgraph.models.openai_client import OpenAIModelClient
 log = structlog.get_logger(__name__)
 
 __all__ = ["Embedder", "LocalModelClient", "ModelClient", "OpenAIModelClient", "build_model_client"]
-
-
-class Embedder(Protocol):
-    """Anything that turns texts into vectors of a fixed size."""
-
-    @property
-    def model_name(self) -> str: ...
-
-    @property
-    def dimensions(self) -> int: ...
-
-    async def warm_up(self) -> float: ...
-
-    async def embed(self, texts: Sequence[str]) -> list[list[float]]: ...
 
 
 class ModelClient(Protocol):

@@ -20,8 +20,8 @@ from vaultgraph.models.json_reply import parse_json_reply
 from vaultgraph.models.openai_errors import translate_openai_error
 
 if TYPE_CHECKING:
-    from vaultgraph.models.client import Embedder
     from vaultgraph.models.config import ModelConfig
+    from vaultgraph.models.embedder import Embedder
 
 # No key is a valid setup for local servers (Ollama, llama.cpp, vLLM), but the openai client insists on one
 # and would otherwise read OPENAI_API_KEY from the environment behind the settings' back.

@@ -45,7 +45,8 @@ async def graph(info: Info, center: strawberry.ID | None = None, hops: int = 2, 
     ctx = info.context
     view = await ctx.services.links.graph_view(ctx.principal, str(center) if center else None, hops, limit)
     return GraphView(nodes=[item_type(n) for n in view.nodes], edges=[Link.from_domain(e) for e in view.edges],
-                     truncated=view.truncated, reached=[TraversalNode.from_domain(r) for r in view.reached])
+                     truncated=view.truncated, reached=[TraversalNode.from_domain(r) for r in view.reached],
+                     edges_truncated=view.edges_truncated, total_edges=view.total_edges)
 
 
 async def canvas(info: Info, center: strawberry.ID, hops: int = 1) -> JSON:

@@ -8,14 +8,8 @@ import strawberry
 
 from vaultgraph.schema.context import Info
 from vaultgraph.schema.links import Link
-from vaultgraph.schema.search_types import GhostRef, LinkSuggestion
+from vaultgraph.schema.search_types import GhostRef
 from vaultgraph.services.suggestions import DEFAULT_ACCEPT_TYPE
-
-
-async def note_suggestions(info: Info, note_id: str, limit: int) -> list[LinkSuggestion]:
-    ctx = info.context
-    found = await ctx.services.suggestions.suggest(ctx.principal, note_id, limit)
-    return [LinkSuggestion.from_domain(s) for s in found]
 
 
 async def accept_suggestion(

@@ -3,44 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from strawberry.types import Info as StrawberryInfo
 
 from vaultgraph.domain import Principal
 from vaultgraph.schema.loaders import Loaders
-
-if TYPE_CHECKING:
-    from vaultgraph.interop.vault import VaultService
-    from vaultgraph.services.context_pack import ContextPackService
-    from vaultgraph.services.documents import DocumentService
-    from vaultgraph.services.enrichment import EnrichmentService
-    from vaultgraph.services.fuzzy_links import FuzzyResolver
-    from vaultgraph.services.links import LinkService
-    from vaultgraph.services.notes import NoteService
-    from vaultgraph.services.search import SearchService
-    from vaultgraph.services.suggestions import SuggestionService
-    from vaultgraph.services.uploads import UploadService
-    from vaultgraph.services.weekly_review import WeeklyReviewService
-    from vaultgraph.services.workspace_sync import WorkspaceSync
-
-
-@dataclass
-class Services:
-    """Every use case the API can reach, built once by the composition root."""
-
-    documents: DocumentService
-    notes: NoteService
-    links: LinkService
-    vault: VaultService
-    enrichment: EnrichmentService
-    search: SearchService
-    suggestions: SuggestionService
-    fuzzy: FuzzyResolver
-    context_pack: ContextPackService
-    workspace_sync: WorkspaceSync
-    uploads: UploadService
-    weekly_review: WeeklyReviewService
+from vaultgraph.schema.use_cases import Services
 
 
 @dataclass

@@ -34,16 +34,25 @@ def _now_or_later(loader: DataLoader[K, V], key: K, then: Callable[[V], R]) -> R
     return cast(R, later())
 
 
-@strawberry.type(description="A typed edge between items. `to` is null while it points at a ghost (unresolved ref).")
+@strawberry.type(description="A typed edge between items. `to` is null while it points at a ghost (unresolved ref). "
+                             "The same link reads the same through every field that lists it.")
 class Link(Node):
     type: str
-    ref: str = strawberry.field(description="The authored target, never rewritten.")
+    ref: str = strawberry.field(description=(
+        "The target exactly as authored, never rewritten: `Target Note` for [[Target Note#Part|alias]] (heading "
+        "and alias apart, a final .md dropped); for a link made to an item by id, the item's slug or path."))
+    key: str = strawberry.field(description=(
+        "The resolution key binding compares: the ref case-folded and in slug form (`target-note`); a ghost is "
+        "the placeholder of its key, and the link binds to whatever item the key names."))
     label: str | None
     heading: str | None
     context: str | None = strawberry.field(description="About 25 characters of source either side of the link.")
     origin: LinkOrigin
     confidence: float | None
     created_at: datetime
+    created_by_agent_id: str | None = strawberry.field(description=(
+        "The agent whose request created the link (createLink, link_items, acceptSuggestion); null when a person "
+        "made it, or for a [[wikilink]] (the note's text made it)."))
     _domain: strawberry.Private[domain.Link]
 
     # `from` and `to` answer at once when the statement that listed the link brought its endpoint (it mostly does).
@@ -67,9 +76,9 @@ class Link(Node):
 
     @classmethod
     def from_domain(cls, link: domain.Link) -> Link:
-        return cls(id=strawberry.ID(link.id), type=link.type, ref=link.ref, label=link.label, heading=link.heading,
-                   context=link.context, origin=link.origin, confidence=link.confidence,
-                   created_at=link.created_at, _domain=link)
+        return cls(id=strawberry.ID(link.id), type=link.type, ref=link.ref, key=link.key, label=link.label,
+                   heading=link.heading, context=link.context, origin=link.origin, confidence=link.confidence,
+                   created_at=link.created_at, created_by_agent_id=link.created_by_agent_id, _domain=link)
 
 
 def _visible_source(item: domain.Item | None) -> Item:
@@ -163,6 +172,10 @@ class GraphView:
     edges: list[Link]
     truncated: bool = strawberry.field(description="True when the cap cut the view; ask for a smaller area.")
     reached: list[TraversalNode]
+    edges_truncated: bool = strawberry.field(description=(
+        "True when there are more edges among these nodes than a view carries (5,000); `edges` holds the oldest "
+        "of them. Ask for a smaller area."))
+    total_edges: int = strawberry.field(description="All the resolved edges among these nodes, before that cap.")
 
 
 __all__ = ["Document", "GraphView", "Link", "LinkConnection", "Note", "TraversalResult"]

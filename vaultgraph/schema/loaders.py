@@ -12,7 +12,7 @@ from strawberry.dataloader import DataLoader
 from vaultgraph.domain import Item, Link, Page, Principal
 
 if TYPE_CHECKING:
-    from vaultgraph.schema.context import Services
+    from vaultgraph.schema.use_cases import Services
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,7 +18,7 @@ from vaultgraph.schema.loaders import CountKey, Loaders, PageKey
 from vaultgraph.services.whole_reads import ConnectionAnswer, ConnectionAsk, WholeReads
 
 if TYPE_CHECKING:
-    from vaultgraph.schema.context import Services
+    from vaultgraph.schema.use_cases import Services
 
 _CONNECTIONS = {"outgoing": True, "backlinks": False}
 _PAGE_FIELDS = frozenset({"edges", "nodes", "pageInfo"})

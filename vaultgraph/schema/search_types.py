@@ -134,7 +134,7 @@ class GhostCandidate:
 
 @strawberry.type(description="An unresolved [[ref]]: who links to it, and the notes it might mean, for review.")
 class GhostRef:
-    ref: str = strawberry.field(description="The slug the links carry.")
+    ref: str = strawberry.field(description="The resolution key the links carry (their `Link.key`).")
     text: str = strawberry.field(description="The target as an author wrote it.")
     links: int = strawberry.field(description="How many links point at it.")
     sources: list[Item] = strawberry.field(description="Items linking to it (the first ten).")

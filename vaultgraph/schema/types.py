@@ -86,6 +86,10 @@ class Item(Node):
     @strawberry.field(description="Links to this item from items you can see, with their context snippets.")
     def backlinks(self, info: Info, types: list[str] | None = None, first: int | None = None,
                   after: str | None = None) -> LinkConnectionType:
+        # Every backlink's `to` is this item: hand it to the loader `Link.to` asks, so it costs no read.
+        item: domain.Item | None = getattr(self, "_domain", None)
+        if item is not None:
+            info.context.loaders.items.prime(item.id, item)
         return _connection(info, str(self.id), False, types, first, after)
 
 
@@ -144,12 +148,14 @@ class Note(Item):
     indexed: bool
     created_at: datetime
     updated_at: datetime
+    _domain: strawberry.Private[domain.Note]
 
     @strawberry.field(description="Similar notes not linked yet, with similarity and passage; computed, never stored.")
     async def suggestions(self, info: Info, limit: int = 10) -> list[LinkSuggestionType]:
-        from vaultgraph.resolvers.suggestions import note_suggestions
+        from vaultgraph.schema.search_types import LinkSuggestion  # imports this module: at call time
 
-        return await note_suggestions(info, str(self.id), limit)
+        found = await info.context.services.suggestions.suggest(info.context.principal, str(self.id), limit)
+        return [LinkSuggestion.from_domain(s) for s in found]
 
     @classmethod
     def from_domain(cls, note: domain.Note) -> Note:
@@ -158,7 +164,7 @@ class Note(Item):
             team_id=note.owner.team_id, slug=note.slug, body=note.body, body_sha256=note.body_sha256,
             kind=note.kind, tags=list(note.tags), frontmatter=cast(JSON, note.frontmatter), note_date=note.note_date,
             pinned=note.pinned, archived_at=note.archived_at, created_by_agent_id=note.created_by_agent_id,
-            indexed=note.indexed, created_at=note.created_at, updated_at=note.updated_at,
+            indexed=note.indexed, created_at=note.created_at, updated_at=note.updated_at, _domain=note,
         )
 
 

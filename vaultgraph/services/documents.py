@@ -19,6 +19,7 @@ from vaultgraph.graph import workspace_sync as sync_cypher
 from vaultgraph.graph.session import Graph
 from vaultgraph.services.pagination import decode_cursor, encode_cursor, page_size
 from vaultgraph.services.wikilink_sync import sync_wikilinks
+from vaultgraph.text.resolve import document_name
 from vaultgraph.workspace import Workspace, check_key, normalize_path, sha256_hex
 
 MAX_FILE_BYTES = 50 * 1024 * 1024
@@ -130,7 +131,8 @@ class DocumentService:
                 self._create_tx,
                 id=f"doc_{uuid.uuid4().hex}", tenant=tenant_id, scope=owner.scope.value,
                 agentId=owner.agent_id, teamId=owner.team_id, ownerKey=owner.key, path=path,
-                pathLower=path.casefold(), basenameLower=PurePosixPath(path).name.casefold(), title=title,
+                pathLower=path.casefold(), basenameLower=PurePosixPath(path).name.casefold(),
+                linkName=document_name(path), title=title,
                 docType=doc_type, contentHash=sha256_hex(data), sizeBytes=len(data),
                 metadata=json.dumps(metadata), category=category, before_commit=before_commit,
             )

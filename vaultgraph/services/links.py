@@ -9,15 +9,16 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
-from vaultgraph.domain import Direction, Document, Item, Link, Page, Principal, Reached
-from vaultgraph.errors import Conflict, InvalidInput, LimitExceeded, NotFound
+from vaultgraph.domain import Direction, Document, Item, Link, LinkOrigin, Note, Page, Principal, Reached
+from vaultgraph.errors import Conflict, InvalidInput, LimitExceeded, LinkOwnedByBody, NotFound
 from vaultgraph.graph import items as item_cypher
 from vaultgraph.graph import links as cypher
 from vaultgraph.graph import whole_reads
 from vaultgraph.graph.records import link_from_record
 from vaultgraph.graph.session import Graph
 from vaultgraph.services.pagination import decode_cursor, encode_cursor, page_size
-from vaultgraph.services.wikilink_sync import canonical_ref, resolve_refs, safe_slug
+from vaultgraph.services.wikilink_sync import body_keys, canonical_ref, item_key, key_in, resolve_refs
+from vaultgraph.text.wikilinks import parse
 from vaultgraph.workspace import Workspace
 
 KNOWN_TYPES = ("WIKILINK", "REFERENCES", "DEPENDS_ON", "EXTENDS", "RELATED", "SUPERSEDES", "CONTRADICTS",
@@ -27,7 +28,7 @@ MAX_HOPS = 5
 MAX_TRAVERSAL_NODES = 5000
 MAX_SEEDS = 100
 GRAPH_NODE_CAP = 2000
-GRAPH_EDGE_CAP = 5000
+GRAPH_EDGE_CAP = 5000  # edges a graph view carries at most; past it the view says `edgesTruncated`
 
 
 def link_type(value: str, field: str = "type") -> str:
@@ -76,8 +77,10 @@ class LinkDraft:
 class GraphView:
     nodes: list[Item]
     edges: list[Link]
-    truncated: bool
+    truncated: bool  # the node cap cut the view
     reached: list[Reached]
+    edges_truncated: bool = False  # the edge cap (GRAPH_EDGE_CAP) cut the edges among the nodes
+    total_edges: int = 0  # the edges among the nodes, before that cap
 
 
 class LinkService:
@@ -114,24 +117,28 @@ class LinkService:
         target: Item | None = None
         if draft.target_id is not None:
             target = await self.item(principal, draft.target_id, "to")
-            ref = canonical_ref(target)
+            ref, key = canonical_ref(target), item_key(target)
         else:
-            ref = safe_slug(draft.ref or "") or ""
-            if not ref:
+            ref = (draft.ref or "").strip()
+            key = key_in(source, ref) or ""
+            if not key:
                 raise InvalidInput("ref", "needs at least one letter or digit")
-        existing = await self.graph.read(cypher.link_exists, principal.tenant_id, source.id, ref, kind)
-        if existing:
-            raise Conflict(f"{source.id} already has a {kind} link to {ref!r} ({existing})", id=existing)
+        # A duplicate the caller cannot see both ends of is answered as absent: naming it would tell what it
+        # points at (a ghost's end is the name the caller typed).
+        for existing, owner in await self.graph.read(cypher.links_with_key, principal.tenant_id, source.id, key,
+                                                     kind):
+            if owner is None or principal.sees_owner_key(owner):
+                raise Conflict(f"{source.id} already has a {kind} link to {ref!r} ({existing})", id=existing)
         if target is None:
-            resolved = await self.graph.read(resolve_refs, source, [{"ref": ref, "target": draft.ref or ref}])
-            if ref in resolved:
-                target = await self.find_item(principal, resolved[ref])
+            resolved = await self.graph.read(resolve_refs, source, [key])
+            if key in resolved:
+                target = await self.find_item(principal, resolved[key])
         props: dict[str, Any] = {
-            "id": f"lnk_{uuid.uuid4().hex}", "ref": ref, "target": draft.ref or ref, "label": draft.label,
+            "id": f"lnk_{uuid.uuid4().hex}", "ref": ref, "key": key, "label": draft.label,
             "heading": draft.heading, "context": draft.context, "confidence": draft.confidence,
             "origin": "agent" if principal.agent_id else "user", "createdByAgentId": principal.agent_id,
         }
-        row: dict[str, Any] = {"sourceId": source.id, "type": kind, "ref": ref,
+        row: dict[str, Any] = {"sourceId": source.id, "type": kind, "key": key,
                                "targetId": target.id if target else None, "props": props}
         statement = cypher.CREATE_RESOLVED if target else cypher.CREATE_GHOSTED
         await self.graph.write(cypher.run_counted, cypher.WriteCount(), statement, tenant=principal.tenant_id,
@@ -155,10 +162,22 @@ class LinkService:
         return link
 
     async def delete(self, principal: Principal, link_id: str) -> Link:
+        """Remove a link; LINK_OWNED_BY_BODY for a [[wikilink]] its source's text still holds (the text is the
+        truth: the edge would come back at the next save, so the text is what to edit)."""
         link = await self.get(principal, link_id)
         assert link.source is not None  # checked by get
         if not principal.may_write(link.source.owner):
             raise NotFound(f"no link with id {link_id!r}", id=link_id)
+        if link.origin is LinkOrigin.WIKILINK and link.type == "WIKILINK":
+            source = link.source
+            if isinstance(source, Document):
+                raise LinkOwnedByBody(
+                    f"the link to {link.ref!r} is a [[wikilink]] in the document {source.path!r}; edit the document's "
+                    "file to remove it", id=link_id)
+            if isinstance(source, Note) and link.key in body_keys(source, parse(source.body).all_links):
+                raise LinkOwnedByBody(
+                    f"the link to {link.ref!r} is a [[wikilink]] in the body of the note {source.slug!r}; edit the "
+                    "note's body (saveNote) to remove it", id=link_id)
         await self.graph.write(cypher.run_counted, cypher.WriteCount(), cypher.DELETE_LINK,
                                tenant=principal.tenant_id, linkId=link_id)
         return link
@@ -197,16 +216,17 @@ class LinkService:
         if not seeds or len(seeds) > MAX_SEEDS:
             raise InvalidInput("from", f"give 1 to {MAX_SEEDS} item ids")
         link_types(types, "linkTypes")
-        _, reached, truncated, _ = await self._traverse(
+        _, reached, truncated, _, _ = await self._traverse(
             principal, seeds, "from", hops, direction, types, max_nodes, truncate)
         return reached, truncated
 
     async def _traverse(
         self, principal: Principal, seeds: list[str], field: str, hops: int, direction: Direction,
         types: list[str] | None, max_nodes: int, truncate: bool, edges: bool = False,
-    ) -> tuple[list[Item], list[Reached], bool, list[Link]]:
+    ) -> tuple[list[Item], list[Reached], bool, list[Link], int]:
         """The seeds (NOT_FOUND for one the caller cannot see) and the BFS from them, one statement; with `edges`
-        the resolved edges among the seeds and what the BFS kept, too (the explorer's view)."""
+        the resolved edges among the seeds and what the BFS kept, too (the explorer's view: the first
+        GRAPH_EDGE_CAP, and how many there are)."""
         frontier = list(dict.fromkeys(seeds))
         params: dict[str, Any] = {
             "tenant": principal.tenant_id, "seeds": frontier, "frontier": frontier,
@@ -226,9 +246,8 @@ class LinkService:
         links: list[Link] = []
         if edges:
             by_id = {item.id: item for item in (*roots, *(r.item for r in reached))}
-            links = [link_from_record(row["r"], source_id=row["sourceId"], target_id=row["targetId"], items=by_id)
-                     for row in found.edges]
-        return roots, reached, truncated, links
+            links = [link_from_record(row, items=by_id) for row in found.edges]
+        return roots, reached, truncated, links, found.total_edges
 
     @staticmethod
     def _cut(
@@ -265,16 +284,12 @@ class LinkService:
         if not 1 <= hops <= MAX_HOPS:  # refused, not clamped, even where the whole graph ignores it
             raise InvalidInput("hops", f"between 1 and {MAX_HOPS}")
         if center is None:
-            nodes, edges = await self.graph.read(cypher.global_graph, principal.tenant_id,
-                                                 principal.visible_owner_keys(), limit + 1, GRAPH_EDGE_CAP)
-            truncated = len(nodes) > limit
-            nodes = nodes[:limit]
-            ids = {n.id for n in nodes}
-            edges = [e for e in edges if e.source_id in ids and e.target_id in ids]
-            return GraphView(nodes, edges, truncated, [])
-        [root], reached, truncated, edges = await self._traverse(
+            nodes, truncated, edges, total = await self.graph.read(
+                cypher.global_graph, principal.tenant_id, principal.visible_owner_keys(), limit, GRAPH_EDGE_CAP)
+            return GraphView(nodes, edges, truncated, [], total > len(edges), total)
+        [root], reached, truncated, edges, total = await self._traverse(
             principal, [center], "center", hops, Direction.BOTH, None, max(1, limit - 1), True, True)
-        return GraphView([root, *(r.item for r in reached)], edges, truncated, reached)
+        return GraphView([root, *(r.item for r in reached)], edges, truncated, reached, total > len(edges), total)
 
     async def canvas(self, principal: Principal, center: str, hops: int) -> dict[str, Any]:
         """A JSON Canvas 1.0 document of a neighbourhood: rings by depth around the center."""

@@ -120,7 +120,7 @@ class NoteService:
         assert all(outcome is not None for outcome in outcomes)
         return [outcome for outcome in outcomes if outcome is not None]
 
-    def _prepare(self, index: int, principal: Principal, draft: NoteDraft) -> _Prepared:
+    def _prepare(self, index: int, principal: Principal, draft: NoteDraft, own_save: bool = True) -> _Prepared:
         title = draft.title.strip()
         if not title:
             raise InvalidInput("title", "must not be empty")
@@ -146,6 +146,10 @@ class NoteService:
             "tags": list(parsed.unique_tags),
             **frontmatter_fields(metadata),
         }
+        if own_save:
+            # What the saving agent sees besides its own space: a personal note's wikilinks may bind to these teams'
+            # items (services/wikilink_sync.py `link_owners`). A cascade (a rename's rewrite) keeps the stored ones.
+            props["linkTeams"] = sorted(principal.team_ids) if principal.agent_id else []
         if draft.kind is not None:
             props["kind"] = draft.kind.strip()
         if draft.pinned is not None:
@@ -229,7 +233,9 @@ class NoteService:
             note, existing = notes[position], existing_at[position]
             body_changed = existing is None or existing.body_sha256 != note.body_sha256
             renamed = existing is None or existing.slug != note.slug
-            links = batch[position].parsed.all_links if body_changed else None
+            # A rename re-keys the note's own links even with the body unchanged: `[[#Heading]]` and `./` links
+            # are keyed by its slug.
+            links = batch[position].parsed.all_links if body_changed or renamed else None
             jobs.append((position, body_changed, LinkJob(note, links, bind_own_refs=renamed)))
         syncs = await sync_wikilinks_many(tx, [job for _, _, job in jobs])
         for (position, body_changed, job), sync in zip(jobs, syncs, strict=True):
@@ -258,7 +264,7 @@ class NoteService:
         """Save drafts of existing notes inside `tx`, whoever owns them: the cascade of a write the caller may make
         (a rename's link rewrites)."""
         everyone = Principal(tenant_id=principal.tenant_id, agent_id=principal.agent_id, sees_all_scopes=True)
-        items = [self._prepare(index, everyone, draft) for index, draft in enumerate(drafts)]
+        items = [self._prepare(index, everyone, draft, own_save=False) for index, draft in enumerate(drafts)]
         saved: list[Note] = []
         for outcome in await self._save_batch_tx(tx, everyone, items) if items else []:
             if isinstance(outcome, AppError):  # the same transaction read these notes: a bug, not a race

@@ -22,7 +22,7 @@ from vaultgraph.graph.session import Graph
 from vaultgraph.services.indexing import note_embedding_text
 from vaultgraph.services.links import link_type
 from vaultgraph.services.search import SearchService, deepen, item_text
-from vaultgraph.services.wikilink_sync import canonical_ref
+from vaultgraph.services.wikilink_sync import canonical_ref, item_key
 from vaultgraph.text.lucene import query_terms
 from vaultgraph.text.snippets import make_snippet
 
@@ -84,13 +84,14 @@ class SuggestionService:
             raise NotFound(f"no item with id {target_id!r}", id=target_id, field="targetId")
         if target.id == note.id:
             raise InvalidInput("targetId", "a note is not linked to itself")
-        ref = canonical_ref(target)
-        existing = await self.graph.read(link_cypher.link_exists, principal.tenant_id, note.id, ref, kind)
-        if existing:
-            raise Conflict(f"{note.id} already has a {kind} link to {ref!r} ({existing})", id=existing)
-        props = {"id": f"lnk_{uuid.uuid4().hex}", "ref": ref, "target": target.title, "origin": "user",
+        ref, key = canonical_ref(target), item_key(target)
+        for existing, owner in await self.graph.read(link_cypher.links_with_key, principal.tenant_id, note.id, key,
+                                                     kind):
+            if owner is None or principal.sees_owner_key(owner):
+                raise Conflict(f"{note.id} already has a {kind} link to {ref!r} ({existing})", id=existing)
+        props = {"id": f"lnk_{uuid.uuid4().hex}", "ref": ref, "key": key, "origin": "user",
                  "confidence": None, "createdByAgentId": principal.agent_id}
-        row = {"sourceId": note.id, "type": kind, "ref": ref, "targetId": target.id, "props": props}
+        row = {"sourceId": note.id, "type": kind, "key": key, "targetId": target.id, "props": props}
         await self.graph.write(link_cypher.run_counted, link_cypher.WriteCount(), link_cypher.CREATE_RESOLVED,
                                tenant=principal.tenant_id, rows=[row])
         link = await self.graph.read(link_cypher.link_by_id, principal.tenant_id, props["id"])

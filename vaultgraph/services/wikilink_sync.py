@@ -1,27 +1,32 @@
 """Keeping items' WIKILINK edges equal to their text: a diff (added, updated, removed; never rewritten) and the
-resolution passes: outgoing (refs that name an existing note or document bind at once) and incoming (ghosts that
-name a new or renamed item bind to it, reclaiming fuzzy guesses). Runs inside the caller's transaction.
+resolution passes: outgoing (keys that name an existing note or document bind at once) and incoming (ghosts and
+bindings that name a new or renamed item move to it when it ranks better, reclaiming fuzzy guesses). Runs inside
+the caller's transaction.
+
+Both passes compare resolution keys (text/resolve.py `link_key`) and rank candidates with one function (`_rank`):
+notes before documents, the source's own owner before the shared space before a team, then Obsidian's order
+(notes) or GoClaw's (documents). A wikilink ends at the best-ranked item it names, whichever was written first, so
+the same bodies give the same graph in every order.
 
 One code path for one item and for many: `sync_wikilinks` is `sync_wikilinks_many` with a list of one, and the
 list costs the same handful of statements whatever its length (graph/wikilinks.py). Items synced together are each
-other's targets: a link resolves against all of them, as if its item had been saved after the others."""
+other's targets."""
 
 from __future__ import annotations
 
 import uuid
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from pathlib import PurePosixPath
 from typing import Any
 
 from neo4j import AsyncManagedTransaction
 
-from vaultgraph.domain import Item, Note
+from vaultgraph.domain import Item, Note, Scope
 from vaultgraph.graph import wikilinks as cypher
 from vaultgraph.graph.links import WriteCount
-from vaultgraph.text.slugify import slugify
-from vaultgraph.text.wikilinks import WikiLink, resolve, resolve_workspace
+from vaultgraph.text.resolve import document_key, document_name, document_rank, key_name, link_key, note_rank
+from vaultgraph.text.wikilinks import WikiLink
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,194 +49,191 @@ class LinkJob:
     bind_own_refs: bool
 
 
-def safe_slug(text: str) -> str | None:
-    try:
-        return slugify(text)
-    except ValueError:
-        return None
+def item_key(item: Item) -> str:
+    """The key that names exactly this item: a note's slug, a document's path in key space."""
+    return item.slug if isinstance(item, Note) else document_key(item.path)
 
 
-def own_refs(item: Item) -> list[str]:
-    """The refs that name this item: a note's slug and its last segment (Obsidian links by name); a document's
-    path and basename, with and without suffix."""
-    if isinstance(item, Note):
-        return sorted({item.slug, item.slug.rsplit("/", 1)[-1]})
-    path = PurePosixPath(item.path)
-    names = {str(path), str(path.with_suffix("")), path.name, path.stem}
-    return sorted({slug for name in names if (slug := safe_slug(name))})
-
-
-def choose_note(ref: str, source_slug: str | None, candidates: list[tuple[str, str]]) -> str | None:
-    """Obsidian's order (the text package's `resolve`) over (slug, id) candidates, slugs standing for vault paths:
-    the exact path, else a note in the source's own folder, else the shortest path ending in the ref."""
-    paths = {f"{slug}.md": id for slug, id in candidates}
-    chosen = resolve(ref, f"{source_slug}.md" if source_slug else "", list(paths))
-    return paths.get(chosen) if chosen else None
+def item_name(item: Item) -> str:
+    """The last segment every key naming this item ends in (what candidates and ghosts are looked up by): a
+    note's `slugName`, a document's `linkName`."""
+    return key_name(item.slug) if isinstance(item, Note) else document_name(item.path)
 
 
 def canonical_ref(item: Item) -> str:
-    """The ref a manual link to this item records: a note's slug, a document's path without its suffix."""
-    if isinstance(item, Note):
-        return item.slug
-    return safe_slug(str(PurePosixPath(item.path).with_suffix(""))) or item.id
+    """The `ref` of a link made to this item by id (nothing was authored): the text that names it exactly, a
+    note's slug or a document's path."""
+    return item.slug if isinstance(item, Note) else item.path
+
+
+def key_in(item: Item, target: str) -> str | None:
+    """`link_key` of a target written in this item (`./` and `../` start from the item's folder)."""
+    return link_key(target, item_key(item).rpartition("/")[0])
+
+
+def body_key(item: Item, link: WikiLink) -> str | None:
+    """The key of one link of this item's text: `[[#Heading]]` names the item itself, as in Obsidian; a target
+    with no letter or digit keeps its trimmed text as its key, so `[[|]]` is still an (unresolvable) link."""
+    if not link.target:
+        return item_key(item)
+    return key_in(item, link.target) or link.target.strip() or None
+
+
+def link_owners(owner_key: str, teams: Iterable[str] = ()) -> list[str]:
+    """Owners a link from an item of this owner may bind to: its own and the tenant's shared space; for a personal
+    item, also the teams recorded on it (`Note.link_teams`: the teams of the agent that saved it), since that
+    agent sees their items. A team item links within its team and the shared space; a shared item, shared only."""
+    owners = {owner_key, "shared"}
+    if owner_key.startswith("agent:"):
+        owners.update(f"team:{team}" for team in teams)
+    return sorted(owners)
 
 
 def target_owners(item: Item) -> list[str]:
-    """Owners a wikilink of this item may bind to: its own, and the tenant's shared space."""
-    return sorted({item.owner.key, "shared"})
-
-
-def _desired(links: Sequence[WikiLink], self_ref: str) -> dict[str, dict[str, Any]]:
-    """One edge per ref (the edge identity) counting its occurrences; the first occurrence gives label, heading and
-    context. `[[#Heading]]` links the item to itself, as in Obsidian; a target with no letter or digit keeps its
-    text as the ref, so `[[|]]` is still an (unresolvable) link."""
-    rows: dict[str, dict[str, Any]] = {}
-    for link in links:
-        ref = (safe_slug(link.target) or link.target.strip()) if link.target else self_ref
-        if not ref:
-            continue
-        if ref in rows:
-            rows[ref]["count"] += 1
-            continue
-        heading = f"^{link.block}" if link.block else link.heading
-        rows[ref] = {"ref": ref, "target": link.target, "label": link.alias, "heading": heading,
-                     "context": link.context, "embed": link.embed, "count": 1}
-    return rows
+    """`link_owners` of this item."""
+    teams = item.link_teams if isinstance(item, Note) and item.owner.scope is Scope.PERSONAL else ()
+    return link_owners(item.owner.key, teams)
 
 
 @dataclass(frozen=True, slots=True)
 class _Target:
-    """Where an edge points: a note (with its slug and owner, which later binding compares) or a document."""
+    """An item a key may name: a note (`path` its slug) or a document (`path` its path), and its owner."""
 
     id: str
-    slug: str | None  # None for a document: an edge bound to a document stays there
-    owner: str = ""
+    is_note: bool
+    path: str
+    owner: str
 
 
-def _target(item: Item) -> _Target:
-    return _Target(item.id, item.slug if isinstance(item, Note) else None, item.owner.key)
+@dataclass(frozen=True, slots=True)
+class _Source:
+    """Where a link is written: its item's key path (for Obsidian's "same folder" step) and owners."""
+
+    key_path: str
+    owner: str
+    owners: tuple[str, ...]
 
 
-async def resolve_refs(tx: AsyncManagedTransaction, item: Item, rows: list[dict[str, Any]]) -> dict[str, str]:
-    """ref → target id for the refs (rows {ref, target}) that name an existing note or document."""
-    [found] = await _resolve(tx, [(item, rows, 0)], {})
-    return {ref: target.id for ref, target in found.items()}
+def _as_target(item: Item) -> _Target:
+    return _Target(item.id, isinstance(item, Note), item.slug if isinstance(item, Note) else item.path,
+                   item.owner.key)
+
+
+def _as_source(item: Item) -> _Source:
+    return _Source(item_key(item), item.owner.key, tuple(target_owners(item)))
+
+
+def _source_of(row: dict[str, Any]) -> _Source:
+    path = row["sourcePath"]
+    return _Source(path if row["sourceIsNote"] else document_key(path), row["sourceOwner"],
+                   tuple(link_owners(row["sourceOwner"], row["sourceTeams"])))
+
+
+def _rank(key: str, source: _Source, target: _Target) -> tuple[Any, ...] | None:
+    """Where `target` stands for a link `key` written in `source` (lower is better), or None when the key does
+    not name it or the source may not link there. The one ranking both passes use."""
+    if target.owner not in source.owners:
+        return None
+    inner = note_rank(key, source.key_path, target.path) if target.is_note else document_rank(key, target.path)
+    if inner is None:
+        return None
+    owner = 0 if target.owner == source.owner else 1 if target.owner == "shared" else 2
+    return (not target.is_note, owner, inner, target.owner, target.id)
+
+
+def _best(key: str, source: _Source, targets: Iterable[_Target]) -> _Target | None:
+    ranked = [(rank, target) for target in targets if (rank := _rank(key, source, target)) is not None]
+    return min(ranked, key=lambda pair: pair[0])[1] if ranked else None
+
+
+def _desired(item: Item, links: Sequence[WikiLink]) -> dict[str, dict[str, Any]]:
+    """One edge per key (the edge identity) counting its occurrences; the first occurrence gives the authored ref,
+    label, heading and context."""
+    rows: dict[str, dict[str, Any]] = {}
+    for link in links:
+        key = body_key(item, link)
+        if key is None:
+            continue
+        if key in rows:
+            rows[key]["count"] += 1
+            continue
+        heading = f"^{link.block}" if link.block else link.heading
+        rows[key] = {"key": key, "ref": link.target.strip(), "label": link.alias, "heading": heading,
+                     "context": link.context, "embed": link.embed, "count": 1}
+    return rows
+
+
+def body_keys(item: Item, links: Sequence[WikiLink]) -> set[str]:
+    """The keys of the wikilink edges this text gives the item (what `deleteLink` checks a wikilink against)."""
+    return set(_desired(item, links))
+
+
+async def resolve_refs(tx: AsyncManagedTransaction, item: Item, keys: list[str]) -> dict[str, str]:
+    """key → target id for the keys that name an existing note or document the item may link to."""
+    [found] = await _resolve(tx, [(item, keys)])
+    return {key: target.id for key, target in found.items()}
 
 
 async def _resolve(
-    tx: AsyncManagedTransaction, wants: Sequence[tuple[Item, list[dict[str, Any]], int]], appears_at: dict[str, int]
+    tx: AsyncManagedTransaction, wants: Sequence[tuple[Item, list[str]]]
 ) -> list[dict[str, _Target]]:
-    """For each (item, rows {ref, target}, position) of one tenant: ref → target for the refs that name a note
-    (own owner first, then Obsidian's order) or, failing that, a document (GoClaw's order: exact path, path + .md,
-    basename, basename + .md). A note that `appears_at` a later position of the batch than the item is not there
-    yet for it. Two statements for the whole list; the same name asked by many items is asked once."""
+    """For each (item, keys) of one tenant: key → the best-ranked item it names. One statement for the whole list;
+    the same name asked in the same owners is asked once."""
     if not wants:
         return []
     tenant = wants[0][0].tenant_id
-    note_rows: list[dict[str, Any]] = []
-    note_index: dict[tuple[str, tuple[str, ...]], int] = {}
-    for item, rows, _ in wants:
-        owners = target_owners(item)
-        for row in rows:
-            key = (row["ref"].rsplit("/", 1)[-1], tuple(owners))
-            if key not in note_index:
-                note_index[key] = len(note_rows)
-                note_rows.append({"name": key[0], "owners": owners})
-    note_hits: dict[int, list[dict[str, Any]]] = {}
-    if note_rows:
-        for hit in await cypher.note_targets(tx, tenant, note_rows):
-            note_hits.setdefault(hit["i"], []).append(hit)
+    rows: list[dict[str, Any]] = []
+    index: dict[tuple[str, tuple[str, ...]], int] = {}
+    for item, keys in wants:
+        owners = tuple(target_owners(item))
+        for key in keys:
+            ask = (key_name(key), owners)
+            if ask not in index:
+                index[ask] = len(rows)
+                rows.append({"name": ask[0], "owners": list(owners)})
+    hits: dict[int, list[_Target]] = {}
+    if rows:
+        for hit in await cypher.link_targets(tx, tenant, rows):
+            hits.setdefault(hit["i"], []).append(_Target(hit["id"], hit["isNote"], hit["path"], hit["ownerKey"]))
     found: list[dict[str, _Target]] = []
-    for item, rows, position in wants:
-        owners_key = tuple(target_owners(item))
-        source_slug = item.slug if isinstance(item, Note) else None
+    for item, keys in wants:
+        source = _as_source(item)
         targets: dict[str, _Target] = {}
-        for row in rows:
-            per_owner: dict[str, dict[str, str]] = {}  # owner → {id: slug}
-            for hit in note_hits.get(note_index[(row["ref"].rsplit("/", 1)[-1], owners_key)], []):
-                if appears_at.get(hit["id"], -1) <= position:
-                    per_owner.setdefault(hit["ownerKey"], {})[hit["id"]] = hit["slug"]
-            for owner in sorted(per_owner, key=lambda key: key != item.owner.key):
-                slugs = per_owner[owner]
-                if chosen := choose_note(row["ref"], source_slug, [(slug, id) for id, slug in slugs.items()]):
-                    targets[row["ref"]] = _Target(chosen, slugs[chosen], owner)
-                    break
+        for key in keys:
+            best = _best(key, source, hits.get(index[(key_name(key), source.owners)], []))
+            if best is not None:
+                targets[key] = best
         found.append(targets)
-
-    doc_rows: list[dict[str, Any]] = []
-    doc_index: dict[tuple[str, tuple[str, ...]], int] = {}
-    for (item, rows, _), targets in zip(wants, found, strict=True):
-        owners = target_owners(item)
-        for row in rows:
-            target = row["target"].casefold()
-            key = (target, tuple(owners))
-            if row["ref"] in targets or key in doc_index:
-                continue
-            name = PurePosixPath(target).name
-            doc_index[key] = len(doc_rows)
-            doc_rows.append({"paths": [target, f"{target}.md"], "basenames": [name, f"{name}.md"], "owners": owners})
-    if not doc_rows:
-        return found
-    doc_hits: dict[int, dict[str, str]] = {}
-    for hit in await cypher.document_targets(tx, tenant, doc_rows):
-        doc_hits.setdefault(hit["i"], {})[hit["path"]] = hit["id"]
-    for (item, rows, _), targets in zip(wants, found, strict=True):
-        owners_key = tuple(target_owners(item))
-        for row in rows:
-            if row["ref"] in targets:
-                continue
-            paths = doc_hits.get(doc_index[(row["target"].casefold(), owners_key)], {})
-            chosen_path = resolve_workspace(row["target"], list(paths)) if paths else None
-            if chosen_path is not None:
-                targets[row["ref"]] = _Target(paths[chosen_path], None)
     return found
 
 
-def _follow(ref: str, source_slug: str | None, source_owner: str, current: _Target | None, claimable: bool,
-            binders: Sequence[Item], names: dict[str, list[str]], skip: str | None = None) -> _Target | None:
-    """Where an edge naming `ref` ends up as the `binders` (new or renamed items) are saved one after another:
-    unbound (a ghost edge, or a fuzzy guess, then bound to `skip`), the first that names it binds it if its owner
-    may (the source's own owner, or shared); bound to a note, a wikilink (`claimable`) moves to a later note of
-    the same owner when Obsidian's order prefers it (so the best of all candidates wins whatever the order). An
-    edge bound to a document stays there."""
-    for binder in binders:
-        if ref not in names[binder.id] or binder.id == skip or (current is not None and binder.id == current.id):
-            continue
-        if current is None:
-            if binder.owner.key in (source_owner, "shared"):
-                current = _target(binder)
-        elif (claimable and current.slug is not None and isinstance(binder, Note) and binder.owner.key == current.owner
-              and choose_note(ref, source_slug, [(current.slug, current.id), (binder.slug, binder.id)]) == binder.id):
-            current = _target(binder)
-    return current
-
-
 async def _bindings(
-    tx: AsyncManagedTransaction, tenant: str, binders: list[Item], names: dict[str, list[str]], skip: set[str]
+    tx: AsyncManagedTransaction, tenant: str, binders: list[Item], skip: set[str]
 ) -> list[dict[str, Any]]:
-    """The edges already in the graph (not those in `skip`) that move to the new or renamed `binders`, saved in
-    this order: ghost edges that name them, fuzzy guesses an exact name reclaims, and wikilinks bound to another
-    note when Obsidian's order prefers one of these."""
-    refs = sorted({ref for item in binders for ref in names[item.id]})
+    """The edges already in the graph (not those in `skip`) that move to the new or renamed `binders`: ghost edges
+    they name, fuzzy guesses an exact name reclaims, and wikilinks bound elsewhere when a binder ranks better."""
+    names = sorted({item_name(item) for item in binders})
+    candidates = [_as_target(item) for item in binders]
     moves: list[dict[str, Any]] = []
-    for row in await cypher.ghost_edges_naming(tx, tenant, refs):
+    for row in await cypher.ghost_edges_naming(tx, tenant, names):
         if row["linkId"] in skip:
             continue
-        final = _follow(row["ref"], row["sourceSlug"], row["sourceOwner"], None, row["claimable"], binders, names)
-        if final is not None:
-            moves.append({"sourceId": row["sourceId"], "linkId": row["linkId"], "targetId": final.id,
+        best = _best(row["key"], _source_of(row), candidates)
+        if best is not None:
+            moves.append({"sourceId": row["sourceId"], "linkId": row["linkId"], "targetId": best.id,
                           "reclaim": False})
-    for row in await cypher.bound_edges_naming(tx, tenant, refs):
+    for row in await cypher.bound_edges_naming(tx, tenant, names):
         if row["linkId"] in skip:
             continue
-        bound = _Target(row["targetId"], row["targetSlug"], row["targetOwner"])
+        source = _source_of(row)
         if row["guessed"]:
-            final = _follow(row["ref"], row["sourceSlug"], row["sourceOwner"], None, row["claimable"], binders,
-                            names, skip=row["targetId"])
+            # A guess is an empty slot: any binder the key names takes it, except the guessed note itself.
+            best = _best(row["key"], source, [c for c in candidates if c.id != row["targetId"]])
         else:
-            final = _follow(row["ref"], row["sourceSlug"], row["sourceOwner"], bound, True, binders, names)
-        if final is not None and final.id != row["targetId"]:
-            moves.append({"sourceId": row["sourceId"], "linkId": row["linkId"], "targetId": final.id,
+            bound = _Target(row["targetId"], row["targetIsNote"], row["targetPath"], row["targetOwner"])
+            best = _best(row["key"], source, [bound, *candidates])
+        if best is not None and best.id != row["targetId"]:
+            moves.append({"sourceId": row["sourceId"], "linkId": row["linkId"], "targetId": best.id,
                           "reclaim": bool(row["guessed"])})
     return moves
 
@@ -246,9 +248,8 @@ async def sync_wikilinks(
 
 async def sync_wikilinks_many(tx: AsyncManagedTransaction, jobs: Sequence[LinkJob]) -> list[LinkSync]:
     """`sync_wikilinks` for several items of one tenant (each at most once), in the order they were saved, with
-    the end state of syncing them one after another: every removal and update, then every new edge, resolved
-    against what was there when its item was saved and followed through the binding of the items saved after it,
-    then the binding of the edges already in the graph to the new and renamed items."""
+    the end state of syncing them one after another: every removal and update, then every new edge, bound to the
+    best item it names, then the binding of the edges already in the graph to the new and renamed items."""
     if not jobs:
         return []
     tenant = jobs[0].item.tenant_id
@@ -258,44 +259,40 @@ async def sync_wikilinks_many(tx: AsyncManagedTransaction, jobs: Sequence[LinkJo
     added: Counter[str] = Counter()
     removed: Counter[str] = Counter()
     touched: Counter[str] = Counter()  # edges changed or moved, by the item they belong to or move to
-    appears_at = {job.item.id: position for position, job in enumerate(jobs) if job.bind_own_refs}
     binders = [job.item for job in jobs if job.bind_own_refs]
-    names = {item.id: own_refs(item) for item in binders}
     created: set[str] = set()
-    desired = {job.item.id: _desired(job.links, canonical_ref(job.item)) for job in jobs if job.links is not None}
+    desired = {job.item.id: _desired(job.item, job.links) for job in jobs if job.links is not None}
     if desired:
-        stored = await cypher.wikilink_refs(tx, tenant, list(desired))
-        existing = {id: set(refs) for id, refs in stored.items()}
+        stored = await cypher.wikilink_keys(tx, tenant, list(desired))
+        existing = {id: set(keys) for id, keys in stored.items()}
         for id, rows in desired.items():
-            removed[id] = sum(1 for ref in stored[id] if ref not in rows)
+            removed[id] = sum(1 for key in stored[id] if key not in rows)
         stale = [{"id": id, "keep": list(rows)} for id, rows in desired.items() if removed[id]]
         if stale:
             await cypher.remove_wikilinks(tx, writes, tenant, stale)
-        kept = [{**row, "sourceId": id} for id, rows in desired.items() for ref, row in rows.items()
-                if ref in existing[id]]
+        kept = [{**row, "sourceId": id} for id, rows in desired.items() for key, row in rows.items()
+                if key in existing[id]]
         if kept:
             touched.update(await cypher.update_wikilinks(tx, writes, tenant, kept))
-        wants = [(job.item, [row for ref, row in desired[job.item.id].items() if ref not in existing[job.item.id]],
-                  position) for position, job in enumerate(jobs) if job.links is not None]
+        # Every item of the batch is in the graph already, so a new edge binds at once to the best item it names
+        # (what saving the items one after another ends with: the incoming pass moves a wikilink to a better item).
+        wants = [(job.item, [key for key in desired[job.item.id] if key not in existing[job.item.id]])
+                 for job in jobs if job.links is not None]
         wants = [want for want in wants if want[1]]
         resolved: list[dict[str, Any]] = []
         ghosted: list[dict[str, Any]] = []
-        for (item, new_rows, position), targets in zip(wants, await _resolve(tx, wants, appears_at), strict=True):
-            later = [job.item for job in jobs[position + 1:] if job.bind_own_refs]
-            source_slug = item.slug if isinstance(item, Note) else None
-            for row in new_rows:
-                target = targets.get(row["ref"])
-                if later and (target is None or target.slug is not None):
-                    target = _follow(row["ref"], source_slug, item.owner.key, target, True, later, names)
-                props = {**row, "id": f"lnk_{uuid.uuid4().hex}", "origin": "wikilink"}
+        for (item, new_keys), targets in zip(wants, await _resolve(tx, wants), strict=True):
+            for key in new_keys:
+                target = targets.get(key)
+                props = {**desired[item.id][key], "id": f"lnk_{uuid.uuid4().hex}", "origin": "wikilink"}
                 created.add(props["id"])
-                entry = {"sourceId": item.id, "type": "WIKILINK", "ref": row["ref"],
+                entry = {"sourceId": item.id, "type": "WIKILINK", "key": key,
                          "targetId": target.id if target else None, "props": props}
                 (resolved if target else ghosted).append(entry)
-            added[item.id] = len(new_rows)
+            added[item.id] = len(new_keys)
         await cypher.create_links(tx, writes, tenant, resolved, ghosted)
     if binders:
-        moves = await _bindings(tx, tenant, binders, names, created)
+        moves = await _bindings(tx, tenant, binders, created)
         if moves:
             await cypher.move_edges(tx, writes, tenant, moves)
             touched.update(move["targetId"] for move in moves)

@@ -3,12 +3,21 @@
 Both are pure: they choose among the paths they are given and touch no filesystem. Paths are vault- or
 workspace-relative with ``/`` separators. Matching ignores case and a missing ``.md``; when two paths differ
 only by case, the one spelled as the link is spelled wins.
+
+The graph resolves in key space: ``link_key`` turns an authored target (``Target Note``, ``docs/Report.md``) into
+its resolution key (``target-note``, ``docs/report``), the one thing binding, unbinding and ghosts compare; an
+item is named by the keys its ``note_rank``/``document_rank`` accepts, and every key that names an item ends in the
+item's ``key_name``. Both the outgoing pass (a link saved when its target exists) and the incoming pass (a target
+saved after its links) rank with these two functions, so the graph does not depend on the order of writes.
 """
 
 from __future__ import annotations
 
 import posixpath
 from collections.abc import Sequence
+from typing import Any
+
+from vaultgraph.text.slugify import slugify
 
 _NOTE_SUFFIX = ".md"
 
@@ -36,6 +45,26 @@ def _linkpath(target: str, folder: str) -> str | None:
     return linkpath.lstrip("/") or None
 
 
+def _note_rank(linkpath: str, folder: str, path: str) -> tuple[Any, ...] | None:
+    """Where ``path`` stands in Obsidian's order for ``linkpath`` (lower is better), or None if it is not named."""
+    best: tuple[Any, ...] | None = None
+    folded = path.casefold()
+    for rank, form in enumerate(_forms(linkpath)):
+        folded_form = form.casefold()
+        if folded == folded_form:
+            tier, spelled = 0, path == form
+        elif folded == posixpath.join(folder, form).casefold():
+            tier, spelled = 1, path.endswith(form)
+        elif folded.endswith("/" + folded_form):
+            tier, spelled = 2, path.endswith(form)
+        else:
+            continue
+        key = (tier, len(path) if tier == 2 else 0, rank, not spelled, folded, path)
+        if best is None or key < best:
+            best = key
+    return best
+
+
 def resolve(target: str, source_path: str, vault_paths: Sequence[str]) -> str | None:
     """The vault path ``target`` (as parsed from a link in ``source_path``) resolves to, or None.
 
@@ -49,37 +78,20 @@ def resolve(target: str, source_path: str, vault_paths: Sequence[str]) -> str | 
     linkpath = _linkpath(target, folder)
     if linkpath is None:
         return None
-    best: tuple[int, int, int, bool, str, str] | None = None
-    for rank, form in enumerate(_forms(linkpath)):
-        folded_form = form.casefold()
-        beside_source = posixpath.join(folder, form).casefold()
-        for path in vault_paths:
-            folded = path.casefold()
-            if folded == folded_form:
-                tier, spelled = 0, path == form
-            elif folded == beside_source:
-                tier, spelled = 1, path.endswith(form)
-            elif folded.endswith("/" + folded_form):
-                tier, spelled = 2, path.endswith(form)
-            else:
-                continue
-            length = len(path) if tier == 2 else 0
-            key = (tier, length, rank, not spelled, folded, path)
-            if best is None or key < best:
-                best = key
-    return best[-1] if best else None
+    ranked = [key for path in vault_paths if (key := _note_rank(linkpath, folder, path)) is not None]
+    return min(ranked)[-1] if ranked else None
 
 
-def _pick(paths: Sequence[str], wanted: str, *, by_basename: bool) -> str | None:
-    """The path equal to ``wanted`` (or whose basename is), exact case first, then the shortest."""
-    folded = wanted.casefold()
-    candidates = [path for path in paths if (posixpath.basename(path) if by_basename else path).casefold() == folded]
-    if not candidates:
-        return None
-    return min(
-        candidates,
-        key=lambda p: ((posixpath.basename(p) if by_basename else p) != wanted, len(p), p.casefold(), p),
-    )
+def _workspace_rank(wanted: str, path: str) -> tuple[Any, ...] | None:
+    """Where ``path`` stands in GoClaw's order for ``wanted`` (lower is better), or None if it is not named."""
+    basename = posixpath.basename(wanted)
+    for step, (candidate, by_basename) in enumerate(
+        ((wanted, False), (wanted + _NOTE_SUFFIX, False), (basename, True), (basename + _NOTE_SUFFIX, True))
+    ):
+        name = posixpath.basename(path) if by_basename else path
+        if candidate and name.casefold() == candidate.casefold():
+            return (step, name != candidate, len(path), path.casefold(), path)
+    return None
 
 
 def resolve_workspace(target: str, paths: Sequence[str]) -> str | None:
@@ -91,13 +103,57 @@ def resolve_workspace(target: str, paths: Sequence[str]) -> str | None:
     wanted = target.strip().removeprefix("./").lstrip("/")
     if not wanted:
         return None
-    basename = posixpath.basename(wanted)
-    for candidate, by_basename in (
-        (wanted, False),
-        (wanted + _NOTE_SUFFIX, False),
-        (basename, True),
-        (basename + _NOTE_SUFFIX, True),
-    ):
-        if candidate and (found := _pick(paths, candidate, by_basename=by_basename)):
-            return found
-    return None
+    ranked = [key for path in paths if (key := _workspace_rank(wanted, path)) is not None]
+    return min(ranked)[-1] if ranked else None
+
+
+# --- key space: what the graph stores and compares ------------------------------------------------------------
+
+def link_key(target: str, source_folder: str = "") -> str | None:
+    """The resolution key of an authored target: case and a final ``.md`` ignored, words in slug form (``Target
+    Note`` and ``target-note.md`` are ``target-note``), ``./`` and ``../`` taken from ``source_folder`` (a key
+    path). None when the target holds no letter or digit, or climbs above the root."""
+    text = target.strip()
+    if text[-3:].casefold() == _NOTE_SUFFIX:
+        text = text[:-3]
+    linkpath = _linkpath(text, source_folder)
+    if linkpath is None:
+        return None
+    try:
+        return slugify(linkpath)
+    except ValueError:
+        return None
+
+
+def key_name(key: str) -> str:
+    """The last segment of a key: every key that names an item ends in the item's name (candidates are looked up
+    by it: a note's `slugName`, a document's `linkName`, a ghost's `name`)."""
+    return key.rsplit("/", 1)[-1]
+
+
+def document_key(path: str) -> str:
+    """The key of a workspace path (``docs/Report.md`` → ``docs/report``, ``a/b.pdf`` → ``a/b-pdf``); the path
+    itself when it holds no letter or digit."""
+    return link_key(path) or path
+
+
+def document_name(path: str) -> str:
+    """The name of the document at ``path`` (its `linkName`): what every key naming it ends in."""
+    return key_name(document_key(path))
+
+
+def _keyed_path(path: str) -> str:
+    # A document's path in key space, keeping a final .md apart so GoClaw's "path + .md" steps still apply.
+    return document_key(path) + (_NOTE_SUFFIX if path[-3:].casefold() == _NOTE_SUFFIX else "")
+
+
+def note_rank(key: str, source_key: str, slug: str) -> tuple[Any, ...] | None:
+    """Obsidian's order over notes in key space: the note ``slug`` for a link ``key`` written in the item whose
+    key path is ``source_key`` (lower is better), or None when the key does not name it."""
+    return _note_rank(key, posixpath.dirname(source_key), slug + _NOTE_SUFFIX)
+
+
+def document_rank(key: str, path: str) -> tuple[Any, ...] | None:
+    """GoClaw's order over documents in key space (exact path, path + .md, basename, basename + .md): the
+    document at ``path`` for a link ``key`` (lower is better), or None when the key does not name it."""
+    return _workspace_rank(key, _keyed_path(path))

@@ -14,8 +14,6 @@ from pathlib import Path
 
 import tokenizers
 
-from vaultgraph.models.local_embedding import default_tokenizer_path
-
 TOKENIZER_NAME = "all-MiniLM-L6-v2 WordPiece"
 # A sentence ends at . ! ? (or their CJK forms) followed by space, or at a line break.
 SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+|\n+")
@@ -26,12 +24,12 @@ class TokenCounter:
 
     name = TOKENIZER_NAME
 
-    def __init__(self, path: Path | None = None) -> None:
-        self.path = path
+    def __init__(self, path: Path) -> None:
+        self.path = path  # the composition root passes the offline model's (models.default_tokenizer_path)
 
     @cached_property
     def _tokenizer(self) -> tokenizers.Tokenizer:
-        tokenizer = tokenizers.Tokenizer.from_file(str(self.path or default_tokenizer_path()))
+        tokenizer = tokenizers.Tokenizer.from_file(str(self.path))
         tokenizer.no_truncation()
         tokenizer.no_padding()
         return tokenizer

@@ -5,13 +5,13 @@ their confidence, and are marked so that the next run replaces them and leaves e
 from __future__ import annotations
 
 import uuid
-from pathlib import PurePosixPath
 from typing import Any
 
 from vaultgraph.graph import enrichment as cypher
 from vaultgraph.graph.session import Graph
 from vaultgraph.models import ModelClient, ModelResponseInvalid
-from vaultgraph.services.wikilink_sync import safe_slug, target_owners
+from vaultgraph.services.wikilink_sync import target_owners
+from vaultgraph.text.resolve import document_key
 from vaultgraph.workers.jobs import Job
 from vaultgraph.workers.prompts import (
     SKIP,
@@ -53,10 +53,9 @@ class LinkClassifier:
             if kind == SKIP:
                 continue
             target = similar[index - 1]
-            ref = safe_slug(str(PurePosixPath(target.path).with_suffix(""))) or target.document_id
             props = {
-                "id": f"lnk_{uuid.uuid4().hex}", "ref": ref, "target": target.path, "origin": "agent",
-                "confidence": target.cosine, "classifiedBy": cypher.CLASSIFIED_BY,
+                "id": f"lnk_{uuid.uuid4().hex}", "ref": target.path, "key": document_key(target.path),
+                "origin": "agent", "confidence": target.cosine, "classifiedBy": cypher.CLASSIFIED_BY,
             }
             rows.append({"targetId": target.document_id, "type": kind, "props": props})
         return rows

@@ -1,4 +1,6 @@
-"""The root types and the Schema object."""
+"""The root Query, Mutation and Subscription, assembled from the resolver modules, and the Schema object. They
+live here, not in schema/, because they name resolvers: schema/ holds the types, which resolvers import, and
+nothing in schema/ imports a resolver (an import-linter contract in `make test` keeps it so)."""
 
 from __future__ import annotations
 
