@@ -105,7 +105,7 @@ async def test_rename_binds_ghosts_of_the_new_slug(
 ) -> None:
     a = (await notes.save(principal, NoteDraft(title="A", body="[[New Name]]"))).note
     b = (await notes.save(principal, NoteDraft(title="Old Name"))).note
-    renamed = (await notes.save(principal, NoteDraft(id=b.id, title="New Name"))).note
+    renamed = (await notes.save(principal, NoteDraft(id=b.id, title="New Name", body=""))).note
     assert renamed.slug == "new-name"
     [link] = await _outgoing(links, principal, a.id)
     assert link.target_id == b.id

@@ -168,13 +168,16 @@ def build_mcp(services: Services) -> MCPServer:
 
     @mcp.tool(description=(
         "Create or update a markdown note. [[Title]] or [[slug]] in the body become links (backlinks appear on "
-        "the target); #tags become tags. Give `id` to update an existing note (its whole body is replaced)."))
+        "the target); #tags become tags. Give `id` to update an existing note (its whole body is replaced; a new "
+        "title renames it and rewrites the [[links]] to it in the notes that link to it)."))
     async def write_note(
         title: Annotated[str, Field(description="The note's title, 1-300 characters.")],
         body: Annotated[str, Field(description="Markdown; may start with YAML frontmatter.")],
         ctx: Context,
         id: Annotated[str | None, Field(description="The note to update; omit to create one.")] = None,
-        kind: Annotated[str, Field(description="note, meeting, literature, moc, …")] = "note",
+        kind: Annotated[str | None, Field(description=(
+            "note, meeting, literature, moc, …; omitted: the frontmatter's `kind`, else unchanged (new: note)."),
+        )] = None,
         scope: Annotated[ScopeName, Field(
             description="Who sees a new note: personal (only you), team, or shared (the tenant).")] = "shared",
         teamId: Annotated[str | None, Field(description="The team, when scope is team.")] = None,  # noqa: N803
@@ -183,7 +186,8 @@ def build_mcp(services: Services) -> MCPServer:
         draft = NoteDraft(title=title, body=body, id=id, kind=kind, scope=ItemScope(scope),
                           agent_id=principal.agent_id if scope == "personal" else None, team_id=teamId)
         result = await answer(services.notes.save(principal, draft))
-        return {**views.item_view(result.note), "created": result.created}
+        return {**views.item_view(result.note), "created": result.created,
+                "rewrittenNotes": [note.id for note in result.readable_rewritten(principal)]}
 
     @mcp.tool(description=(
         "Link two items with a typed edge: RELATED, REFERENCES, DEPENDS_ON, EXTENDS, SUPERSEDES, CONTRADICTS, "

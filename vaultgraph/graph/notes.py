@@ -7,6 +7,7 @@ from typing import Any
 from neo4j import AsyncManagedTransaction
 
 from vaultgraph.domain import Note
+from vaultgraph.graph.links import merge_ghost
 from vaultgraph.graph.records import note_from_node, note_map
 
 # Every statement returning a note returns its projection (never the embedding) under the name `n`.
@@ -47,10 +48,24 @@ MATCH (n:Item:Note {tenantId: $tenant, id: row.id})
 SET n += row.props, n.updatedAt = datetime()
 RETURN i, """ + _NOTE
 
-SET_ARCHIVED = """
-MATCH (n:Item:Note {tenantId: $tenant, id: $id})
-SET n.archivedAt = CASE WHEN $archived THEN datetime() ELSE null END, n.updatedAt = datetime()
-RETURN """ + _NOTE
+# After a rename: the wikilinks bound to the note (a fuzzy guess names nothing and stays), with where they are
+# written, so the service can tell which keys no longer name it…
+INBOUND_WIKILINKS = """
+MATCH (n:Item:Note {tenantId: $tenant, id: $id})<-[r:WIKILINK {origin: 'wikilink'}]-(s:Item {tenantId: $tenant})
+WHERE r.guessed IS NULL
+RETURN r.id AS linkId, r.key AS key, s.id AS sourceId, s:Note AS sourceIsNote, coalesce(s.slug, s.path) AS sourcePath
+"""
+
+# …and those of them left (not rewritten) become edges to the ghost of their key, as a hard delete does
+# (graph/links.py UNBIND_INBOUND), so they bind again when an item takes that name.
+GHOST_INBOUND = """
+UNWIND $linkIds AS linkId
+MATCH (n:Item:Note {tenantId: $tenant, id: $id})<-[r:WIKILINK]-(s:Item {tenantId: $tenant})
+WHERE r.id = linkId
+""" + merge_ghost("g", "r.key") + """CREATE (s)-[b:WIKILINK]->(g)
+SET b = properties(r)
+DELETE r
+"""
 
 SET_INDEXED = """
 UNWIND $rows AS row
@@ -154,9 +169,14 @@ async def notes_by_slugs(
     return {note.slug: note for note in notes}
 
 
-async def set_archived(tx: AsyncManagedTransaction, tenant: str, id: str, archived: bool) -> Note | None:
-    record = await (await tx.run(SET_ARCHIVED, tenant=tenant, id=id, archived=archived)).single()
-    return note_from_node(record["n"]) if record else None
+async def inbound_wikilinks(tx: AsyncManagedTransaction, tenant: str, id: str) -> list[dict[str, Any]]:
+    """Rows {linkId, key, sourceId, sourceIsNote, sourcePath} of the wikilinks bound to the note `id`."""
+    result = await tx.run(INBOUND_WIKILINKS, tenant=tenant, id=id)
+    return [dict(record) async for record in result]
+
+
+async def ghost_inbound(tx: AsyncManagedTransaction, tenant: str, id: str, link_ids: list[str]) -> None:
+    await (await tx.run(GHOST_INBOUND, tenant=tenant, id=id, linkIds=link_ids)).consume()
 
 
 async def set_indexed(tx: AsyncManagedTransaction, tenant: str, indexed: dict[str, bool]) -> None:

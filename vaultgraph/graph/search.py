@@ -104,6 +104,25 @@ class HitFilter:
                 "kinds": self.kinds, "tags": self.tags, "exclude": self.exclude or []}
 
 
+# Which of these names a visible note kind or document type has in the tenant: a type filter naming none of them
+# could never match, and is refused rather than answered with nothing.
+TYPES_IN_USE = """
+UNWIND $types AS type
+WITH type
+WHERE EXISTS { MATCH (n:Note {tenantId: $tenant}) WHERE n.kind = type
+                 AND ($ownerKeys IS NULL OR n.ownerKey IN $ownerKeys) }
+   OR EXISTS { MATCH (d:Document {tenantId: $tenant}) WHERE d.docType = type AND d.deletedAt IS NULL
+                 AND ($ownerKeys IS NULL OR d.ownerKey IN $ownerKeys) }
+RETURN type
+"""
+
+
+async def types_in_use(tx: AsyncManagedTransaction, tenant: str, types: list[str],
+                       owner_keys: list[str] | None) -> set[str]:
+    result = await tx.run(TYPES_IN_USE, tenant=tenant, types=types, ownerKeys=owner_keys)
+    return {record["type"] async for record in result}
+
+
 async def _rows(tx: AsyncManagedTransaction, statement: str, **params: Any) -> list[RawHit]:
     result = await tx.run(statement, **params)
     return [RawHit(r["itemId"], float(r["score"]), r["chunkText"], bool(r["visible"])) async for r in result]

@@ -2,22 +2,31 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import strawberry
 
 from vaultgraph.errors import InvalidInput
 from vaultgraph.schema.context import Info
-from vaultgraph.schema.inputs import DeletePayload, NoteInput, SaveNotePayload
+from vaultgraph.schema.inputs import DeletePayload, NoteInput, NotePatch, SaveNotePayload
 from vaultgraph.schema.prefetch import connection_asks, page_item_fields, prime, whole_reads
 from vaultgraph.schema.types import Note, NoteConnection, Scope, TagCount
+from vaultgraph.services import notes as service
 from vaultgraph.services.notes import NoteDraft, NoteFilter, SaveResult
 
 
-def _payload(result: SaveResult) -> SaveNotePayload:
+def _payload(info: Info, result: SaveResult) -> SaveNotePayload:
     return SaveNotePayload(
         note=Note.from_domain(result.note), created=result.created, changed=result.body_changed,
         indexed=result.note.indexed, links_added=result.sync.added, links_removed=result.sync.removed,
         link_writes=result.sync.writes,
+        rewritten_notes=[Note.from_domain(note) for note in result.readable_rewritten(info.context.principal)],
     )
+
+
+def _day(value: object) -> service.DayField:
+    """A date argument: left out (UNSET) keeps the stored date, null clears it."""
+    return service.KEEP if value is strawberry.UNSET else value  # type: ignore[return-value]
 
 
 async def note(info: Info, id: strawberry.ID | None = None, slug: str | None = None) -> Note | None:
@@ -64,15 +73,36 @@ async def tags(info: Info) -> list[TagCount]:
     return [TagCount(tag=tag, count=count) for tag, count in counts]
 
 
-async def save_note(info: Info, input: NoteInput) -> SaveNotePayload:
-    """Create or update a note: slug, frontmatter, tags and [[wikilinks]] are kept in step in one transaction."""
+async def save_note(
+    info: Info, input: NoteInput,
+    rewrite_links: Annotated[bool, strawberry.argument(description=(
+        "When the save renames the note (its slug changes): rewrite every [[link]] to the old name in the linking "
+        "notes' bodies, in the same transaction (alias, heading and embed kept); false leaves those bodies alone "
+        "and their links become ghosts of the old name."))] = True,
+) -> SaveNotePayload:
+    """Create or replace a note: slug, frontmatter, tags and [[wikilinks]] are kept in step in one transaction."""
     ctx = info.context
     draft = NoteDraft(
         title=input.title, body=input.body, id=str(input.id) if input.id else None, slug=input.slug,
-        kind=input.kind, pinned=input.pinned, note_date=input.note_date, scope=input.scope,
+        kind=input.kind, pinned=input.pinned, note_date=_day(input.note_date), scope=input.scope,
         agent_id=input.agent_id, team_id=input.team_id, if_body_sha256=input.if_body_sha256,
+        rewrite_links=rewrite_links,
     )
-    return _payload(await ctx.services.notes.save(ctx.principal, draft))
+    return _payload(info, await ctx.services.notes.save(ctx.principal, draft))
+
+
+async def update_note(
+    info: Info,
+    id: Annotated[strawberry.ID, strawberry.argument(description="The note to change.")],
+    input: Annotated[NotePatch, strawberry.argument(description="The fields to change; the others stay.")],
+) -> Note:
+    """Change some fields of a note (pin, archive, kind, date, front-matter properties); the rest stays."""
+    ctx = info.context
+    if input.properties is not None and not isinstance(input.properties, dict):
+        raise InvalidInput("properties", "an object of property names to values")
+    patch = service.NotePatch(pinned=input.pinned, archived=input.archived, kind=input.kind,
+                              note_date=_day(input.note_date), properties=input.properties)
+    return Note.from_domain((await ctx.services.notes.update(ctx.principal, str(id), patch)).note)
 
 
 async def capture_note(info: Info, text: str) -> Note:

@@ -55,6 +55,9 @@ class Mutation:
     update_document = strawberry.field(resolver=document_resolvers.update_document)
     delete_document = strawberry.field(resolver=document_resolvers.delete_document)
     save_note = strawberry.field(resolver=note_resolvers.save_note)
+    update_note = strawberry.field(resolver=note_resolvers.update_note, description=(
+        "Change some fields of a note (pin, archive, kind, date, front-matter properties) through the save pipeline; "
+        "a field left out stays as it is. NOT_FOUND for a note you cannot write."))
     capture_note = strawberry.field(resolver=note_resolvers.capture_note)
     archive_note = strawberry.field(resolver=note_resolvers.archive_note)
     delete_note = strawberry.field(resolver=note_resolvers.delete_note)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Awaitable, Callable, Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime
 from typing import Any
 
@@ -20,16 +20,36 @@ from vaultgraph.errors import AppError, Conflict, Forbidden, InvalidInput, Limit
 from vaultgraph.graph import notes as cypher
 from vaultgraph.graph.session import Graph
 from vaultgraph.services.documents import owner_of
+from vaultgraph.services.note_drafts import (
+    KEEP,
+    MAX_KIND_LENGTH,
+    DayField,
+    Keep,
+    NoteDraft,
+    NoteFilter,
+    NotePatch,
+    SaveResult,
+    frontmatter_fields,
+    is_kind,
+    note_frontmatter,
+)
+from vaultgraph.services.note_renames import follow_rename
 from vaultgraph.services.pagination import encode_cursor, page_size, timestamp_cursor
-from vaultgraph.services.wikilink_sync import LinkJob, LinkSync, sync_wikilinks_many
-from vaultgraph.text.frontmatter import FrontmatterError, parse_frontmatter
+from vaultgraph.services.wikilink_sync import LinkJob, sync_wikilinks_many
+from vaultgraph.text.properties import PropertiesError, set_properties
 from vaultgraph.text.slugify import slugify
 from vaultgraph.text.wikilinks import ParsedText, parse
 from vaultgraph.workspace import sha256_hex
 
+# The drafts and results are this module's API too (callers import them from here).
+__all__ = ["KEEP", "DayField", "Keep", "NoteDraft", "NoteFilter", "NotePatch", "NoteService", "SaveResult",
+           "note_frontmatter"]
+
 MAX_BODY_BYTES = 5 * 1024 * 1024
 MAX_TITLE_LENGTH = 500
 CAPTURE_RETRIES = 5
+# A partial update re-reads and re-applies itself when the body changed between its read and its write.
+UPDATE_RETRIES = 5
 # Drafts per write transaction of `save_many`: big enough that a statement's fixed cost is spread thin, small
 # enough that a batch's transaction state and its embedding call stay modest.
 SAVE_BATCH = 250
@@ -37,49 +57,6 @@ SAVE_BATCH = 250
 # The save pipeline's hook: index these saved notes (and whatever the server hooks on after a save); for each
 # note, whether its vector is in place. Called once per batch.
 Indexer = Callable[[Principal, Sequence[Note]], Awaitable[list[bool]]]
-
-
-@dataclass(frozen=True, slots=True)
-class NoteDraft:
-    title: str
-    body: str = ""
-    id: str | None = None
-    slug: str | None = None
-    kind: str = "note"
-    pinned: bool | None = None
-    note_date: date | None = None
-    scope: Scope = Scope.SHARED
-    agent_id: str | None = None
-    team_id: str | None = None
-    if_body_sha256: str | None = None  # optimistic concurrency: refuse when the stored body changed meanwhile
-    vault_path: str | None = None  # the file this note came from in an Obsidian vault (kept for export)
-
-
-@dataclass(frozen=True, slots=True)
-class NoteFilter:
-    scope: Scope | None = None
-    kind: str | None = None
-    tag: str | None = None
-    pinned: bool | None = None
-    include_archived: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class SaveResult:
-    note: Note
-    created: bool
-    body_changed: bool
-    sync: LinkSync = field(default_factory=LinkSync)
-
-
-def frontmatter_properties(body: str) -> dict[str, Any]:
-    """The body's frontmatter properties; INVALID_INPUT on `body`, with the line (`extensions.line`), if unreadable."""
-    try:
-        return parse_frontmatter(body)
-    except FrontmatterError as exc:
-        error = InvalidInput("body", f"the frontmatter at line {exc.line}: {exc.reason}")
-        error.details["line"] = exc.line
-        raise error from exc
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,40 +113,51 @@ class NoteService:
                 outcomes[index] = exc
         for batch in _batches(prepared, self.batch_size):
             while batch:
-                saved = await self.graph.write(self._save_batch_tx, principal, batch)
+                saved = await self.graph.write(self._write_batch_tx, principal, batch)
                 for item, outcome in zip(batch, await self._index(principal, saved), strict=False):
                     outcomes[item.index] = outcome
                 batch = batch[len(saved):]
         assert all(outcome is not None for outcome in outcomes)
         return [outcome for outcome in outcomes if outcome is not None]
 
-    def _prepare(self, index: int, principal: Principal, draft: NoteDraft) -> _Prepared:
+    def _prepare(self, index: int, principal: Principal, draft: NoteDraft, own_save: bool = True) -> _Prepared:
         title = draft.title.strip()
         if not title:
             raise InvalidInput("title", "must not be empty")
         if len(title) > MAX_TITLE_LENGTH:
             raise InvalidInput("title", f"at most {MAX_TITLE_LENGTH} characters")
-        if len(draft.body.encode()) > MAX_BODY_BYTES:
+        if draft.body is None and draft.id:
+            raise InvalidInput("body", "required when saving an existing note (the whole body is replaced); "
+                                       "to change only pin, archive, kind, date or properties use updateNote")
+        body = draft.body or ""
+        if len(body.encode()) > MAX_BODY_BYTES:
             raise LimitExceeded(f"body: a note holds at most {MAX_BODY_BYTES} bytes", field="body")
-        if not draft.kind.strip() or len(draft.kind) > 40:
-            raise InvalidInput("kind", "1-40 characters, e.g. note, daily, moc, literature, meeting")
+        if draft.kind is not None and not is_kind(draft.kind):
+            raise InvalidInput("kind", f"1-{MAX_KIND_LENGTH} characters, e.g. note, daily, moc, literature, meeting")
         try:
             slug = slugify(draft.slug or title)
         except ValueError as exc:
             raise InvalidInput("slug" if draft.slug else "title", str(exc)) from exc
-        parsed = parse(draft.body)
+        parsed = parse(body)
+        metadata = note_frontmatter(body)
         props: dict[str, Any] = {
             "slug": slug, "slugName": slug.rsplit("/", 1)[-1], "title": title, "titleLower": title.casefold(),
-            "body": draft.body,
-            "bodySha256": sha256_hex(draft.body.encode()),
-            "frontmatter": json.dumps(frontmatter_properties(draft.body)),
-            "tags": list(parsed.unique_tags), "kind": draft.kind.strip(), "noteDate": draft.note_date,
-            # What the saving agent sees besides its own space: a personal note's wikilinks may bind to these teams'
-            # items (services/wikilink_sync.py `link_owners`).
-            "linkTeams": sorted(principal.team_ids) if principal.agent_id else [],
+            "body": body, "bodySha256": sha256_hex(body.encode()), "frontmatter": json.dumps(metadata),
+            "tags": list(parsed.unique_tags),
+            **frontmatter_fields(metadata),
         }
+        if own_save:
+            # What the saving agent sees besides its own space: a personal note's wikilinks may bind to these teams'
+            # items (services/wikilink_sync.py `link_owners`). A cascade (a rename's rewrite) keeps the stored ones.
+            props["linkTeams"] = sorted(principal.team_ids) if principal.agent_id else []
+        if draft.kind is not None:
+            props["kind"] = draft.kind.strip()
         if draft.pinned is not None:
             props["pinned"] = draft.pinned
+        if not isinstance(draft.note_date, Keep):
+            props["noteDate"] = draft.note_date
+        if draft.archived is not None:
+            props["archivedAt"] = datetime.now(UTC) if draft.archived else None
         if draft.vault_path is not None:
             props["vaultPath"] = draft.vault_path
         owner = None if draft.id else owner_of(draft.scope, draft.agent_id, draft.team_id)
@@ -223,7 +211,7 @@ class NoteService:
             if existing is None:
                 creates.append((position, {"id": note_id, "scope": owner.scope.value, "agentId": owner.agent_id,
                                            "teamId": owner.team_id, "ownerKey": owner.key,
-                                           "props": {"pinned": False, **props}}))
+                                           "props": {"pinned": False, "kind": "note", **props}}))
             elif existing.body_sha256 == props["bodySha256"]:
                 # Unchanged body: refresh metadata only; no re-link, no re-index.
                 meta = {k: v for k, v in props.items() if k not in ("body", "bodySha256", "tags", "frontmatter")}
@@ -245,35 +233,69 @@ class NoteService:
             note, existing = notes[position], existing_at[position]
             body_changed = existing is None or existing.body_sha256 != note.body_sha256
             renamed = existing is None or existing.slug != note.slug
-            links = batch[position].parsed.all_links if body_changed else None
+            # A rename re-keys the note's own links even with the body unchanged: `[[#Heading]]` and `./` links
+            # are keyed by its slug.
+            links = batch[position].parsed.all_links if body_changed or renamed else None
             jobs.append((position, body_changed, LinkJob(note, links, bind_own_refs=renamed)))
         syncs = await sync_wikilinks_many(tx, [job for _, _, job in jobs])
         for (position, body_changed, job), sync in zip(jobs, syncs, strict=True):
             assert isinstance(job.item, Note)
-            outcomes[position] = SaveResult(note=job.item, created=existing_at[position] is None,
-                                            body_changed=body_changed, sync=sync)
+            existing = existing_at[position]
+            outcomes[position] = SaveResult(note=job.item, created=existing is None, body_changed=body_changed,
+                                            sync=sync, renamed=existing is not None and existing.slug != job.item.slug)
         return [outcome for outcome in outcomes if outcome is not None]
 
+    async def _write_batch_tx(
+        self, tx: AsyncManagedTransaction, principal: Principal, batch: list[_Prepared]
+    ) -> list[SaveResult | AppError]:
+        """`_save_batch_tx`, then, when its first draft renamed a note, the links to the old name follow it in the
+        same transaction (a rename only ever comes first in a batch)."""
+        outcomes = await self._save_batch_tx(tx, principal, batch)
+        first = outcomes[0] if outcomes else None
+        if isinstance(first, SaveResult) and first.renamed:
+            rewritten = await follow_rename(tx, principal, first.note, batch[0].draft.rewrite_links,
+                                            self._save_drafts_tx)
+            own = next((note for note in rewritten if note.id == first.note.id), first.note)  # it linked to itself
+            outcomes[0] = replace(first, note=own, rewritten=rewritten)
+        return outcomes
+
+    async def _save_drafts_tx(self, tx: AsyncManagedTransaction, principal: Principal,
+                              drafts: list[NoteDraft]) -> list[Note]:
+        """Save drafts of existing notes inside `tx`, whoever owns them: the cascade of a write the caller may make
+        (a rename's link rewrites)."""
+        everyone = Principal(tenant_id=principal.tenant_id, agent_id=principal.agent_id, sees_all_scopes=True)
+        items = [self._prepare(index, everyone, draft, own_save=False) for index, draft in enumerate(drafts)]
+        saved: list[Note] = []
+        for outcome in await self._save_batch_tx(tx, everyone, items) if items else []:
+            if isinstance(outcome, AppError):  # the same transaction read these notes: a bug, not a race
+                raise outcome
+            saved.append(outcome.note)
+        return saved
+
     async def _index(self, principal: Principal, outcomes: list[SaveResult | AppError]) -> list[SaveResult | AppError]:
-        """Index the saved notes whose body changed (or that are not indexed yet) in one call of the hook."""
+        """Index the saved notes whose body changed (or that are not indexed yet), and the notes a rename
+        rewrote, in one call of the hook."""
         if self.indexer is None:
             return outcomes
-        todo = [i for i, outcome in enumerate(outcomes)
-                if isinstance(outcome, SaveResult) and (outcome.body_changed or not outcome.note.indexed)]
+        todo: dict[str, Note] = {}  # by id, the latest version: a rename may rewrite the renamed note's own links
+        for outcome in outcomes:
+            if isinstance(outcome, SaveResult):
+                if outcome.body_changed or not outcome.note.indexed:
+                    todo[outcome.note.id] = outcome.note
+                todo.update((note.id, note) for note in outcome.rewritten)
         if not todo:
             return outcomes
-        by_position = {i: outcome for i, outcome in enumerate(outcomes) if isinstance(outcome, SaveResult)}
-        flags = await self.indexer(principal, [by_position[i].note for i in todo])
-        changed: dict[str, bool] = {}
-        fixed = list(outcomes)
-        for i, indexed in zip(todo, flags, strict=True):
-            result = by_position[i]
-            if indexed != result.note.indexed:
-                changed[result.note.id] = indexed
-                fixed[i] = replace(result, note=replace(result.note, indexed=indexed))
+        flags = await self.indexer(principal, list(todo.values()))
+        changed = {note.id: indexed for note, indexed in zip(todo.values(), flags, strict=True)
+                   if indexed != note.indexed}
         if changed:
             await self.graph.write(cypher.set_indexed, principal.tenant_id, changed)
-        return fixed
+
+        def fixed(note: Note) -> Note:
+            return replace(note, indexed=changed[note.id]) if note.id in changed else note
+
+        return [replace(outcome, note=fixed(outcome.note), rewritten=tuple(map(fixed, outcome.rewritten)))
+                if isinstance(outcome, SaveResult) else outcome for outcome in outcomes]
 
     async def find(self, principal: Principal, note_id: str) -> Note | None:
         note = await self.graph.read(cypher.note_by_id, principal.tenant_id, note_id)
@@ -314,11 +336,38 @@ class NoteService:
         items = [(encode_cursor(n.updated_at.isoformat(), n.id), n) for n in rows[:limit]]
         return Page(items=items, has_next_page=len(rows) > limit, total_count=total)
 
+    async def update(self, principal: Principal, note_id: str, patch: NotePatch) -> SaveResult:
+        """Change only what `patch` gives, through the save pipeline; everything else stays as stored (an
+        explicit kind, date or pin is kept even where the front matter says otherwise, unless `properties` sets
+        that key). Retried when the body changes between the read and the write, so no concurrent edit is lost."""
+        changes = patch.properties or {}
+        if any(not isinstance(key, str) or not key.strip() for key in changes):
+            raise InvalidInput("properties", "property names must be non-empty strings")
+        for _ in range(UPDATE_RETRIES):
+            note = await self.get_writable(principal, note_id)
+            try:
+                body = set_properties(note.body, changes) if changes else note.body
+            except PropertiesError as exc:
+                raise InvalidInput("properties", str(exc)) from exc
+            archived = patch.archived if patch.archived != (note.archived_at is not None) else None
+            note_date: DayField = patch.note_date
+            if isinstance(note_date, Keep) and not changes.keys() & {"noteDate", "date"}:
+                note_date = note.note_date
+            draft = NoteDraft(
+                id=note.id, title=note.title, slug=note.slug, body=body, archived=archived, note_date=note_date,
+                kind=patch.kind if patch.kind is not None or "kind" in changes else note.kind,
+                pinned=patch.pinned if patch.pinned is not None or "pinned" in changes else note.pinned,
+                if_body_sha256=note.body_sha256,
+            )
+            try:
+                return await self.save(principal, draft)
+            except Conflict as exc:
+                if exc.details.get("slug"):
+                    raise
+        raise Conflict("the note kept changing while updating it; try again", id=note_id)
+
     async def archive(self, principal: Principal, note_id: str, archived: bool = True) -> Note:
-        await self.get_writable(principal, note_id)
-        note = await self.graph.write(cypher.set_archived, principal.tenant_id, note_id, archived)
-        assert note is not None  # checked by _writable in the same request
-        return note
+        return (await self.update(principal, note_id, NotePatch(archived=archived))).note
 
     async def get_writable(self, principal: Principal, note_id: str) -> Note:
         note = await self.get(principal, note_id)

@@ -27,6 +27,7 @@ from vaultgraph.graph.search import FULLTEXT_FIELDS, HitFilter, RawHit
 from vaultgraph.graph.session import Graph
 from vaultgraph.lru import Lru
 from vaultgraph.models.client import ModelClient
+from vaultgraph.services.documents import DOC_TYPES_BY_SUFFIX
 from vaultgraph.services.fusion import ChannelHit, ChannelScore, FusionMethod, fuse, roll_up
 from vaultgraph.services.indexing import strip_frontmatter
 from vaultgraph.text.lucene import fallback_keywords, fulltext_query, query_terms
@@ -43,6 +44,9 @@ MAX_RAW_HITS = 4000  # how deep a channel digs when filters keep rejecting what 
 GRAPH_EXTRA_MAX = 25
 GRAPH_HOP_DECAY = 0.5  # an item reached by a link scores half the hit that led to it
 ITEM_LABELS = {"document": "Document", "note": "Note"}
+# Types a filter may name before any item has them: the note kinds of the design and the document types given by
+# a file suffix. Any other name must be the kind or document type of an item the caller can see.
+STANDARD_TYPES = frozenset({"note", "daily", "moc", "literature", "meeting", "text", *DOC_TYPES_BY_SUFFIX.values()})
 
 
 class SearchMode(enum.Enum):
@@ -197,9 +201,21 @@ class SearchService:
         self.config = config or SearchConfig()
         self.embeddings = QueryEmbeddings(models, self.config.cache_size)
 
+    async def check_types(self, principal: Principal, where: HitFilter) -> None:
+        """INVALID_INPUT naming `types` for a type filter value that can never match: not Document or Note, not a
+        standard note kind or document type, and not the kind or type of any item the caller can see."""
+        unknown = sorted({kind for kind in where.kinds or [] if kind not in STANDARD_TYPES})
+        if unknown:
+            unknown = sorted(set(unknown) - await self.graph.read(
+                cypher.types_in_use, principal.tenant_id, unknown, principal.visible_owner_keys()))
+        if unknown:
+            raise InvalidInput("types", f"unknown type {', '.join(map(repr, unknown))}: give Document, Note, a note "
+                                        "kind (note, daily, meeting…) or a document type (markdown, json…) in use")
+
     async def search(self, principal: Principal, request: SearchRequest) -> SearchResult:
         validate(request)
         where = hit_filter(principal, request)
+        await self.check_types(principal, where)
         terms = query_terms(request.query)
         want = request.limit * OVERFETCH
         method = request.fusion or self.config.fusion

@@ -1,0 +1,180 @@
+"""Writing notes without losing what the call did not mention: `updateNote` (a partial update), `saveNote` refusing
+a missing body, front-matter fields, and a rename that rewrites the links to the note in their bodies."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.support.server import RunningServer
+
+pytestmark = [pytest.mark.api, pytest.mark.graph]
+
+NOTE = """fragment N on Note { id title slug body bodySha256 kind tags pinned noteDate archivedAt frontmatter
+  outgoing { edges { node { isGhost to { id } } } } }"""
+SAVE = """mutation($input: NoteInput!, $rewrite: Boolean! = true) {
+  saveNote(input: $input, rewriteLinks: $rewrite) { changed note { ...N } rewrittenNotes { id body } } }""" + NOTE
+UPDATE = "mutation($id: ID!, $input: NotePatch!) { updateNote(id: $id, input: $input) { ...N } }" + NOTE
+READ = "query($id: ID!) { note(id: $id) { ...N } }" + NOTE
+BACKLINKS = """query($id: ID!) { note(id: $id) { backlinks { edges { node { isGhost from { id } to { id } } } } } }"""
+
+
+async def _save(server: RunningServer, rewrite: bool = True, **fields: Any) -> dict[str, Any]:
+    payload: dict[str, Any] = (await server.data(SAVE, {"input": fields, "rewrite": rewrite}))["saveNote"]
+    return payload
+
+
+async def _update(server: RunningServer, id: str, **fields: Any) -> dict[str, Any]:
+    note: dict[str, Any] = (await server.data(UPDATE, {"id": id, "input": fields}))["updateNote"]
+    return note
+
+
+async def _read(server: RunningServer, id: str) -> dict[str, Any]:
+    note: dict[str, Any] = (await server.data(READ, {"id": id}))["note"]
+    return note
+
+
+def _targets(note: dict[str, Any]) -> list[str]:
+    return sorted((e["node"]["to"] or {}).get("id") or "ghost" for e in note["outgoing"]["edges"])
+
+
+def _error(answer: dict[str, Any]) -> dict[str, Any]:
+    [error] = answer["errors"]
+    extensions: dict[str, Any] = error["extensions"]
+    return extensions
+
+
+async def test_update_note_changes_only_what_it_is_given(server: RunningServer) -> None:
+    b = (await _save(server, title="B"))["note"]
+    body = "Read [[B]] first. #project"
+    a = (await _save(server, title="A", body=body, kind="meeting", noteDate="2026-06-09"))["note"]
+
+    pinned = await _update(server, a["id"], pinned=True)
+    assert (pinned["pinned"], pinned["body"], pinned["bodySha256"]) == (True, body, a["bodySha256"])
+    assert (pinned["kind"], pinned["noteDate"], pinned["tags"]) == ("meeting", "2026-06-09", ["project"])
+    assert _targets(pinned) == [b["id"]]
+
+    archived = await _update(server, a["id"], archived=True, kind="moc")
+    assert archived["archivedAt"] is not None and archived["kind"] == "moc" and archived["pinned"] is True
+    listed = await server.data("{ notes { nodes { id } } }")
+    assert a["id"] not in [n["id"] for n in listed["notes"]["nodes"]]
+    restored = await _update(server, a["id"], archived=False, noteDate=None)
+    assert (restored["archivedAt"], restored["noteDate"], restored["kind"]) == (None, None, "moc")
+
+    props = await _update(server, a["id"], properties={"status": "draft", "tags": ["review"], "up": "[[B]]"})
+    assert props["frontmatter"] == {"status": "draft", "tags": ["review"], "up": "[[B]]"}
+    assert props["body"].endswith("\n" + body) and props["body"].startswith("---\nstatus: draft\n")
+    assert sorted(props["tags"]) == ["project", "review"] and _targets(props) == [b["id"]]
+    dropped = await _update(server, a["id"], properties={"status": None, "tags": None, "up": None})
+    assert (dropped["body"], dropped["frontmatter"], dropped["tags"]) == (body, {}, ["project"])
+    assert (dropped["kind"], dropped["pinned"]) == ("moc", True)
+
+    bad = await server.graphql(UPDATE, {"id": a["id"], "input": {"properties": ["not", "an", "object"]}})
+    assert _error(bad) == {"code": "INVALID_INPUT", "field": "properties"}
+    missing = await server.graphql(UPDATE, {"id": "note_missing", "input": {"pinned": True}})
+    assert _error(missing)["code"] == "NOT_FOUND"
+    assert await _read(server, a["id"]) == dropped
+
+
+async def test_save_note_refuses_a_missing_body_instead_of_blanking_it(server: RunningServer) -> None:
+    b = (await _save(server, title="B"))["note"]
+    a = (await _save(server, title="A", body="See [[B]].", kind="daily", noteDate="2026-06-09"))["note"]
+
+    refused = await server.graphql(SAVE, {"input": {"id": a["id"], "title": "A", "pinned": True}})
+    assert _error(refused) == {"code": "INVALID_INPUT", "field": "body"}
+    assert "updateNote" in refused["errors"][0]["message"]
+    assert await _read(server, a["id"]) == a
+
+    # Resending the body without kind or date keeps them: only the body is replaced.
+    again = (await _save(server, id=a["id"], title="A", body="See [[B]] again."))["note"]
+    assert (again["kind"], again["noteDate"], _targets(again)) == ("daily", "2026-06-09", [b["id"]])
+    created = (await _save(server, title="Empty"))["note"]
+    assert (created["body"], created["kind"], created["pinned"]) == ("", "note", False)
+
+
+async def test_front_matter_sets_kind_date_and_pin(server: RunningServer, tmp_path: Path) -> None:
+    body = "---\nkind: meeting\ndate: 2026-06-09\npinned: true\n---\n# Standup\n"
+    saved = (await _save(server, title="Standup", body=body))["note"]
+    assert (saved["kind"], saved["noteDate"], saved["pinned"]) == ("meeting", "2026-06-09", True)
+    explicit = (await _save(server, title="Other", body=body, kind="literature", pinned=False))["note"]
+    assert (explicit["kind"], explicit["pinned"]) == ("literature", False)
+
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "Retro.md").write_text("---\nkind: meeting\nnoteDate: 2026-07-01\n---\nWhat went well.\n")
+    report = await server.data('mutation($p: String!) { importVault(path: $p) { created } }', {"p": str(vault)})
+    assert report["importVault"]["created"] == ["Retro.md"]
+    imported = (await server.data('{ note(slug: "retro") { kind noteDate } }'))["note"]
+    assert imported == {"kind": "meeting", "noteDate": "2026-07-01"}
+
+
+async def test_rename_rewrites_the_links_to_it(server: RunningServer, tmp_path: Path) -> None:
+    target = (await _save(server, title="Old Name", body="Back to [[Old Name#Top]], [[#Top]]."))["note"]
+    other = (await _save(server, title="Other"))["note"]
+    one_body = ("See [[Old Name#H|alias]], ![[old name]] and [[Other]].\n"
+                "Not `[[Old Name]]`, nor:\n```\n[[Old Name]]\n```\n")
+    one = (await _save(server, title="One", body=one_body))["note"]
+    two = (await _save(server, title="Two", body='---\nup: "[[Old Name]]"\n---\nx [[old name.md|o]] #t'))["note"]
+    for note in (one, two):
+        assert target["id"] in _targets(note)
+
+    renamed = await _save(server, id=target["id"], title="New Name", body=target["body"])
+    assert renamed["note"]["slug"] == "new-name"
+    assert renamed["note"]["body"] == "Back to [[New Name#Top]], [[#Top]]."
+    assert _targets(renamed["note"]) == [target["id"]]  # its own links, re-keyed, still bind to it
+    assert sorted(n["id"] for n in renamed["rewrittenNotes"]) == sorted([target["id"], one["id"], two["id"]])
+
+    one_after = await _read(server, one["id"])
+    assert one_after["body"] == ("See [[New Name#H|alias]], ![[New Name]] and [[Other]].\n"
+                                 "Not `[[Old Name]]`, nor:\n```\n[[Old Name]]\n```\n")
+    assert one_after["bodySha256"] != one["bodySha256"]
+    assert _targets(one_after) == sorted([target["id"], other["id"]])
+    two_after = await _read(server, two["id"])
+    assert two_after["body"] == '---\nup: "[[New Name]]"\n---\nx [[New Name.md|o]] #t'
+    assert (two_after["tags"], _targets(two_after)) == (["t"], [target["id"]])
+    back = (await server.data(BACKLINKS, {"id": target["id"]}))["note"]["backlinks"]["edges"]
+    assert sorted(e["node"]["from"]["id"] for e in back) == sorted([target["id"], one["id"], two["id"]])
+
+    # The export holds the new names, so a re-import binds them all again.
+    out = tmp_path / "out"
+    await server.data('mutation($p: String!) { exportVault(path: $p) { written } }', {"p": str(out)})
+    exported = "\n".join(path.read_text() for path in out.rglob("*.md"))
+    assert "[[New Name#H|alias]]" in exported and "[[Old Name#H|alias]]" not in exported
+
+
+async def test_rename_without_rewriting_leaves_ghosts_of_the_old_name(server: RunningServer) -> None:
+    target = (await _save(server, title="Old Name", body="x"))["note"]
+    body = "See [[Old Name|it]]."
+    one = (await _save(server, title="One", body=body))["note"]
+
+    renamed = await _save(server, rewrite=False, id=target["id"], title="New Name", body="x")
+    assert renamed["rewrittenNotes"] == []
+    after = await _read(server, one["id"])
+    assert (after["body"], after["bodySha256"], _targets(after)) == (body, one["bodySha256"], ["ghost"])
+    assert (await server.data(BACKLINKS, {"id": target["id"]}))["note"]["backlinks"]["edges"] == []
+
+    # The ghost is the old name's: a note taking that name gets the link.
+    newcomer = (await _save(server, title="Old Name", body="I am new."))["note"]
+    assert _targets(await _read(server, one["id"])) == [newcomer["id"]]
+
+
+async def test_a_title_change_that_keeps_the_slug_rewrites_nothing(server: RunningServer) -> None:
+    target = (await _save(server, title="Old name", body="x"))["note"]
+    one = (await _save(server, title="One", body="[[Old name]]"))["note"]
+    renamed = await _save(server, id=target["id"], title="Old Name", body="x")
+    assert renamed["rewrittenNotes"] == [] and renamed["note"]["slug"] == "old-name"
+    assert await _read(server, one["id"]) == one
+
+
+async def test_a_rename_rewrites_links_in_notes_the_renamer_cannot_read(server: RunningServer) -> None:
+    bob, ann = {"X-Vaultgraph-Agent": "bob"}, {"X-Vaultgraph-Agent": "ann"}
+    shared = await server.data(SAVE, {"input": {"title": "Old Name", "body": "x"}}, ann)
+    target = shared["saveNote"]["note"]
+    mine = await server.data(SAVE, {"input": {"title": "Bob's", "body": "On [[Old Name]].", "scope": "PERSONAL",
+                                              "agentId": "bob"}}, bob)
+    renamed = await server.data(SAVE, {"input": {"id": target["id"], "title": "New Name", "body": "x"}}, ann)
+    assert renamed["saveNote"]["rewrittenNotes"] == []  # bob's note is not ann's to see…
+    after = (await server.data(READ, {"id": mine["saveNote"]["note"]["id"]}, bob))["note"]
+    assert (after["body"], _targets(after)) == ("On [[New Name]].", [target["id"]])  # …and follows all the same

@@ -1,0 +1,73 @@
+"""What a rename does to the links that name the renamed note: Obsidian's "automatically update internal links".
+
+Every note whose [[link]] is bound to the renamed note by a name it no longer has gets that link's target
+rewritten in its body (alias, heading, embed and `.md` kept; code never touched: text/link_edits.py), saved through
+the pipeline in the rename's transaction (SHA, tags, the link diff, which binds the new name), whoever owns it: the
+graph and the bodies must keep agreeing. The links still naming the old name after that (all of them when the
+caller asks not to rewrite; links from documents, whose workspace files a note save does not edit) become ghosts of
+the old name, which bind again when a note takes it."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Collection
+from typing import Any
+
+from neo4j import AsyncManagedTransaction
+
+from vaultgraph.domain import Item, Note, Principal
+from vaultgraph.graph import notes as cypher
+from vaultgraph.services.note_drafts import NoteDraft
+from vaultgraph.services.wikilink_sync import body_key
+from vaultgraph.text.link_edits import Retarget, retarget_links
+from vaultgraph.text.resolve import document_key, key_name, link_key, note_rank
+from vaultgraph.text.wikilinks import WikiLink
+
+# Saves drafts of existing notes in the transaction; the saved notes.
+SaveDrafts = Callable[[AsyncManagedTransaction, Principal, list[NoteDraft]], Awaitable[list[Note]]]
+
+
+def retarget(source: Item, keys: Collection[str], note: Note) -> Retarget:
+    """For the links of `source` whose key is one of `keys` (the keys its edges to `note` no longer name it by):
+    the new target text, the note's title when it spells the slug's name (`[[New Name]]`), else that name; a link
+    written as a path gets the note's folder too."""
+    folder, _, slug_name = note.slug.rpartition("/")
+    name = note.title if link_key(note.title) == slug_name else slug_name
+    full = f"{folder}/{name}" if folder else name
+
+    def new_target(link: WikiLink) -> str | None:
+        if not link.target or body_key(source, link) not in keys:
+            return None
+        return full if "/" in link.target else name
+
+    return new_target
+
+
+def _still_names(row: dict[str, Any], note: Note) -> bool:
+    source_key = row["sourcePath"] if row["sourceIsNote"] else document_key(row["sourcePath"])
+    return key_name(row["key"]) == key_name(note.slug) and note_rank(row["key"], source_key, note.slug) is not None
+
+
+async def follow_rename(
+    tx: AsyncManagedTransaction, principal: Principal, note: Note, rewrite: bool, save: SaveDrafts
+) -> tuple[Note, ...]:
+    """After `note` was renamed in `tx`: rewrite (when `rewrite`) and ghost the links to its old name; the notes
+    rewritten."""
+    tenant = principal.tenant_id
+    stale = [row for row in await cypher.inbound_wikilinks(tx, tenant, note.id) if not _still_names(row, note)]
+    rewritten: list[Note] = []
+    if rewrite:
+        keys: dict[str, set[str]] = {}
+        for row in stale:
+            if row["sourceIsNote"]:
+                keys.setdefault(row["sourceId"], set()).add(row["key"])
+        stored = await cypher.notes_by_ids(tx, tenant, sorted(keys)) if keys else {}
+        drafts: list[NoteDraft] = []
+        for source in stored.values():
+            body, changed = retarget_links(source.body, retarget(source, keys[source.id], note))
+            if changed:
+                drafts.append(NoteDraft(id=source.id, title=source.title, slug=source.slug, body=body,
+                                        if_body_sha256=source.body_sha256, rewrite_links=False))
+        rewritten = await save(tx, principal, drafts) if drafts else []
+    if stale:  # a rewritten note's old edges are gone already; the others become ghosts
+        await cypher.ghost_inbound(tx, tenant, note.id, [row["linkId"] for row in stale])
+    return tuple(rewritten)
