@@ -3,6 +3,7 @@ test, and a real vaultgraph server on a loopback port for API tests."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import uuid
 from collections.abc import AsyncIterator, Iterator
@@ -10,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.neo4j import TestNeo4j, start_test_neo4j
+from tests.support.neo4j import SHARED_NEO4J_ENV, TestNeo4j, start_test_neo4j
 from tests.support.server import RunningServer, run_server
 from vaultgraph.config import Settings
 from vaultgraph.domain import Principal
@@ -28,13 +29,54 @@ def _needs_neo4j(items: list[pytest.Item]) -> bool:
     return any(item.get_closest_marker("graph") or item.get_closest_marker("api") for item in items)
 
 
+def _is_xdist_worker(config: pytest.Config) -> bool:
+    return hasattr(config, "workerinput")
+
+
+def _is_xdist_controller(config: pytest.Config) -> bool:
+    return not _is_xdist_worker(config) and getattr(config.option, "numprocesses", None) not in (None, 0)
+
+
+async def _migrate(uri: str) -> None:
+    graph = Graph.connect(uri, os.environ.get("NEO4J_USER", "neo4j"), os.environ.get("NEO4J_PASSWORD"))
+    try:
+        await apply_migrations(graph, Settings.model_fields["embedding_dimensions"].default)
+    finally:
+        await graph.close()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # Under xdist the controller collects nothing, so it cannot tell whether Neo4j is needed: it starts (or finds)
+    # the one server before the workers spawn, migrates it once (workers racing to apply the same migration on a
+    # fresh server would collide), and hands them its URI; a worker never starts one of its own.
+    if _is_xdist_controller(config):
+        neo4j = start_test_neo4j(REPO)
+        config.stash[NEO4J_KEY] = neo4j
+        asyncio.run(_migrate(neo4j.uri))
+        os.environ[SHARED_NEO4J_ENV] = neo4j.uri
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     # Start Neo4j before any test runs, only when a selected test talks to it (pure text tests need none).
-    if _needs_neo4j(items):
+    if NEO4J_KEY not in config.stash and _needs_neo4j(items):
         config.stash[NEO4J_KEY] = start_test_neo4j(REPO)
+    if config.pluginmanager.hasplugin("xdist"):
+        # `serial` tests share one xdist group: one worker runs them one after another (`--dist loadgroup`).
+        for item in items:
+            if item.get_closest_marker("serial"):
+                item.add_marker(pytest.mark.xdist_group("serial"))
+
+
+def pytest_report_header(config: pytest.Config) -> str | None:
+    # The xdist controller collects nothing, so its Neo4j line goes in the header.
+    return _neo4j_line(config) if _is_xdist_controller(config) else None
 
 
 def pytest_report_collectionfinish(config: pytest.Config) -> str:
+    return _neo4j_line(config)
+
+
+def _neo4j_line(config: pytest.Config) -> str:
     neo4j = config.stash.get(NEO4J_KEY, None)
     if neo4j is None:
         return "neo4j: not needed by the selected tests"
