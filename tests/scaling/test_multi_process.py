@@ -25,6 +25,7 @@ from tests.support.cluster import Process, base_env, start_replica, start_worker
 from tests.support.graphql_ws import graphql_ws
 from tests.support.openai_server import OpenAICompatibleServer, run_openai_server
 from tests.support.redis import RedisServer
+from tests.support.waiting import until
 
 if TYPE_CHECKING:  # a module-level name starting with Test would be collected as a test class
     from tests.support.neo4j import TestNeo4j
@@ -167,10 +168,12 @@ async def test_two_replicas_and_two_workers_enrich_every_document_once_and_survi
                         workers[0].kill()  # mid-run: its claimed batches are lost until their leases expire
                         killed = True
                 ids = await creating
-                for _ in range(300):  # a quiet spell on a busy machine is not the end: Neo4j says when it is
-                    if set((await stages_of(replica_a)).values()) == {"DONE"}:
-                        break
-                    await asyncio.sleep(2)
+
+                async def all_done() -> bool:
+                    return set((await stages_of(replica_a)).values()) == {"DONE"}
+
+                # A quiet spell on a busy machine is not the end: Neo4j says when it is.
+                await until(all_done, 600, "every document DONE", poll=2)
             while True:  # anything late (a duplicate, or what the quiet spell held back) arrives within a second
                 try:
                     async with asyncio.timeout(1.0):

@@ -25,7 +25,8 @@ import pytest
 
 from tests.support import neo4j as test_neo4j
 from tests.support.openai_server import OpenAICompatibleServer, RecordedRequest
-from tests.support.processes import Clock, ServeProcess, model_env, serve_env, start_serve, until
+from tests.support.processes import Clock, ServeProcess, model_env, serve_env, start_serve
+from tests.support.waiting import until
 from tests.workers.conftest import is_summary_call
 from vaultgraph.domain import Document
 from vaultgraph.graph import documents as document_cypher

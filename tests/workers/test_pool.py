@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from tests.support.openai_server import OpenAICompatibleServer
+from tests.support.waiting import eventually
 from tests.workers.conftest import PIPELINE_STAGES, Harness, is_summary_call, summary_titles
 from vaultgraph.domain import Document, EnrichmentStage, Principal
 from vaultgraph.graph import enrichment as cypher
@@ -35,8 +36,9 @@ async def test_an_expired_lease_can_be_claimed_again(harness: Harness, graph: Gr
     [doc] = await harness.create(1)
     tenant = harness.principal.tenant_id
     assert len(await graph.write(cypher.claim, tenant, [doc.id], "dies", 0.2)) == 1
-    await asyncio.sleep(0.3)
-    [claimed] = await graph.write(cypher.claim, tenant, [doc.id], "resumes", 30.0)
+    # Until the 0.2 s lease runs out: the claim succeeds then, and not before (no other worker claims it).
+    [claimed] = await eventually(lambda: graph.write(cypher.claim, tenant, [doc.id], "resumes", 30.0), bool, 30,
+                                 "the expired lease claimed again")
     assert claimed.document.id == doc.id
     assert await graph.write(cypher.renew_leases, tenant, [doc.id], "dies", 30.0) == set()
 
@@ -190,8 +192,8 @@ async def test_a_final_stage_whose_worker_died_before_publishing_is_announced_on
 
     pool = harness.pool(offline_models, lease_seconds=30.0, sweep_seconds=60.0)
     assert await pool.announce_overdue() == 0  # not yet: the dead worker might still publish
-    await asyncio.sleep(0.4)
-    assert await pool.announce_overdue() == 1
+    # Once its 0.3 s lease has run out, one sweep announces it.
+    assert await eventually(pool.announce_overdue, bool, 30, "the owed DONE announced") == 1
     assert await pool.announce_overdue() == 0  # announced once, by whichever sweep got there first
     await harness.recorder.wait_for(lambda: harness.recorder.stages(doc.id)[-1:] == ["DONE"])
     announced = harness.recorder.last(doc.id)
