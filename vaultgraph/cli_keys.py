@@ -7,14 +7,11 @@ import argparse
 import asyncio
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from vaultgraph.config import Settings
-from vaultgraph.domain import ApiKey
-from vaultgraph.errors import AppError
-from vaultgraph.graph.migrations import apply_migrations
-from vaultgraph.graph.session import Graph
-from vaultgraph.services.auth import ApiKeyService
+if TYPE_CHECKING:  # the rest is imported by the command that runs: `vaultgraph --help` imports no graph code
+    from vaultgraph.config import Settings
+    from vaultgraph.domain import ApiKey
 
 
 def add_parser(commands: Any) -> None:
@@ -68,6 +65,11 @@ def _status(key: ApiKey) -> str:
 
 
 async def _run(settings: Settings, args: argparse.Namespace, uri: str) -> int:
+    from vaultgraph.errors import AppError
+    from vaultgraph.graph.migrations import apply_migrations
+    from vaultgraph.graph.session import Graph
+    from vaultgraph.services.auth import ApiKeyService
+
     graph = Graph.connect(uri, settings.neo4j_user, settings.neo4j_password, settings.neo4j_database)
     try:
         await graph.verify()

@@ -6,16 +6,10 @@ import argparse
 import asyncio
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from vaultgraph.config import Settings
-from vaultgraph.domain import Principal
-from vaultgraph.graph.migrations import apply_migrations
-from vaultgraph.graph.session import Graph
-from vaultgraph.interop.vault import VaultService
-from vaultgraph.services.documents import DocumentService
-from vaultgraph.services.notes import NoteService
-from vaultgraph.workspace import Workspace, check_key
+if TYPE_CHECKING:  # the rest is imported by the command that runs: `vaultgraph --help` imports no graph code
+    from vaultgraph.config import Settings
 
 
 def add_parser(commands: Any) -> None:
@@ -38,6 +32,14 @@ def _progress(done: int, total: int, path: str) -> None:
 
 
 async def _run(settings: Settings, args: argparse.Namespace, uri: str) -> int:
+    from vaultgraph.domain import Principal
+    from vaultgraph.graph.migrations import apply_migrations
+    from vaultgraph.graph.session import Graph
+    from vaultgraph.interop.vault import VaultService
+    from vaultgraph.services.documents import DocumentService
+    from vaultgraph.services.notes import NoteService
+    from vaultgraph.workspace import Workspace, check_key
+
     graph = Graph.connect(uri, settings.neo4j_user, settings.neo4j_password, settings.neo4j_database)
     try:
         await graph.verify()

@@ -8,17 +8,12 @@ import asyncio
 import contextlib
 import sys
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from vaultgraph.config import Settings
-from vaultgraph.events import InProcessBus, WorkspaceScanProgress
-from vaultgraph.graph.migrations import apply_migrations
-from vaultgraph.graph.session import Graph
-from vaultgraph.services.documents import DocumentService
-from vaultgraph.services.enrichment import EnrichmentService
-from vaultgraph.services.links import LinkService
-from vaultgraph.services.workspace_sync import ScanReport, WorkspaceSync
-from vaultgraph.workspace import Workspace, check_key
+if TYPE_CHECKING:  # the rest is imported by the command that runs: `vaultgraph --help` imports no graph code
+    from vaultgraph.config import Settings
+    from vaultgraph.events import InProcessBus, WorkspaceScanProgress
+    from vaultgraph.services.workspace_sync import ScanReport
 
 
 def add_parser(commands: Any) -> None:
@@ -34,6 +29,8 @@ def progress_line(event: WorkspaceScanProgress) -> str:
 
 
 async def _show(bus: InProcessBus) -> None:
+    from vaultgraph.events import WorkspaceScanProgress
+
     async with bus.subscribe(lambda e: isinstance(e, WorkspaceScanProgress), label="cli") as subscription:
         async for event in subscription:
             assert isinstance(event, WorkspaceScanProgress)  # the filter lets nothing else through
@@ -52,6 +49,15 @@ def summary(report: ScanReport, seconds: float) -> list[str]:
 
 
 async def _run(settings: Settings, args: argparse.Namespace, uri: str) -> int:
+    from vaultgraph.events import InProcessBus
+    from vaultgraph.graph.migrations import apply_migrations
+    from vaultgraph.graph.session import Graph
+    from vaultgraph.services.documents import DocumentService
+    from vaultgraph.services.enrichment import EnrichmentService
+    from vaultgraph.services.links import LinkService
+    from vaultgraph.services.workspace_sync import WorkspaceSync
+    from vaultgraph.workspace import Workspace, check_key
+
     graph = Graph.connect(uri, settings.neo4j_user, settings.neo4j_password, settings.neo4j_database)
     try:
         await graph.verify()
