@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.neo4j import SHARED_NEO4J_ENV, TestNeo4j, start_test_neo4j
-from tests.support.server import RunningServer, run_server
+from tests.support.server import RunningServer, SharedServer, run_shared_server
 from vaultgraph.config import Settings
 from vaultgraph.domain import Principal
 from vaultgraph.graph.migrations import apply_migrations
@@ -136,13 +136,19 @@ def principal(tenant: str) -> Principal:
     return Principal(tenant_id=tenant, sees_all_scopes=True)
 
 
+@pytest.fixture(scope="session")
+async def shared_server(settings: Settings) -> AsyncIterator[SharedServer]:
+    """The one app of this test process behind `server` (an app build and its lifespan cost a second or more)."""
+    async with run_shared_server(settings, f"t{uuid.uuid4().hex[:16]}") as shared:
+        yield shared
+
+
 @pytest.fixture
-async def server(settings: Settings, tenant: str) -> AsyncIterator[RunningServer]:
-    """A real vaultgraph on a free loopback port, in development mode for this test's tenant."""
-    # Its enrichment workers serve this test's tenant only, not the other tests' documents in the shared Neo4j.
-    update = {"dev_tenant": tenant, "port": 0, "enrichment_tenants": [tenant]}
-    async with run_server(settings.model_copy(update=update)) as running:
-        yield running
+def server(shared_server: SharedServer, tenant: str) -> RunningServer:
+    """A real vaultgraph on a loopback port, in development mode for this test's tenant: the process's shared app,
+    serving this tenant now. A test that needs other settings starts its own with `run_server`."""
+    # Its enrichment workers serve the tests' tenants only, not other runs' documents in the same Neo4j.
+    return shared_server.for_tenant(tenant)
 
 
 @pytest.fixture

@@ -48,13 +48,13 @@ async def test_a_subscriber_receives_the_stage_changes_of_its_own_tenant_only(
 ) -> None:
     other = f"{tenant}o"
     bus = server.app.state.services.enrichment.bus
-    before = bus.subscriber_count()
+    before = bus.subscriber_count
     async with graphql_ws(server.url) as mine, graphql_ws(server.url, {"X-Vaultgraph-Tenant": other}) as theirs:
         my_events = await mine.subscribe(EVENTS)
         their_events = await theirs.subscribe(EVENTS)
 
         async def both_registered() -> bool:
-            return bool(bus.subscriber_count() >= before + 2)
+            return bool(bus.subscriber_count >= before + 2)
 
         await until(both_registered, 30, "both subscriptions registered on the bus")
         own = await create(server, "own.md", "# Own\n\nOur runbook.")

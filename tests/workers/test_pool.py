@@ -19,6 +19,10 @@ from vaultgraph.workers.pipeline import ChunkIndexReport
 
 pytestmark = [pytest.mark.graph, pytest.mark.workers]
 
+# The dead worker's lease on an owed announcement: long enough that "not yet" holds on a loaded machine (0.3 s did
+# not, with three test processes on two cores); the test waits for it to run out, so it costs only idle time.
+OWED_LEASE = 5.0
+
 
 async def test_only_one_of_many_racing_claims_wins_each_document(harness: Harness, graph: Graph) -> None:
     docs = await harness.create(20)
@@ -185,14 +189,14 @@ async def test_a_final_stage_whose_worker_died_before_publishing_is_announced_on
     # A worker commits DONE and dies before it publishes: the graph owes the announcement for its lease.
     [claimed] = await graph.write(cypher.claim, tenant, [doc.id], "dies", 30.0)
     [mark] = await graph.write(cypher.finish, tenant, "dies",
-                               [{"id": doc.id, "enrichedHash": "h", "detail": None, "attempt": 1}], 0.3)
+                               [{"id": doc.id, "enrichedHash": "h", "detail": None, "attempt": 1}], OWED_LEASE)
     subscriber = harness.enrichment.stage_events(harness.principal, [doc.id])
     snapshot = await anext(subscriber)
     assert (snapshot.stage, snapshot.at) == (EnrichmentStage.DONE, mark.at)
 
     pool = harness.pool(offline_models, lease_seconds=30.0, sweep_seconds=60.0)
     assert await pool.announce_overdue() == 0  # not yet: the dead worker might still publish
-    # Once its 0.3 s lease has run out, one sweep announces it.
+    # Once its lease has run out, one sweep announces it.
     assert await eventually(pool.announce_overdue, bool, 30, "the owed DONE announced") == 1
     assert await pool.announce_overdue() == 0  # announced once, by whichever sweep got there first
     await harness.recorder.wait_for(lambda: harness.recorder.stages(doc.id)[-1:] == ["DONE"])
