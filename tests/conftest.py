@@ -1,5 +1,17 @@
 """Shared fixtures: one real Neo4j for the session (started here unless NEO4J_URI is set), a fresh tenant per
-test, and a real vaultgraph server on a loopback port for API tests."""
+test, and a real vaultgraph server on a loopback port for API tests.
+
+Conventions that keep `make test` within its budget (README, Testing):
+- Isolation is the tenant: take the `tenant` fixture and write only under it; use free ports only. Every test may
+  run beside others (`make test` is `pytest -n 3 --dist loadgroup -m "not slow"`).
+- `server` is this process's shared app switched to your tenant; build your own with `run_server` only when you
+  need other settings, once per module where you can.
+- `@pytest.mark.serial`: your test starts its own processes, SIGKILLs something or measures time; serial tests run
+  one after another on one worker. Never stop or kill the suite's Neo4j: start a private one (support/processes.py).
+- `@pytest.mark.slow`: minutes by nature; `make test-all` only, with a smaller sibling in `make test` (usually the
+  same test parametrized on its size) named in the README's table.
+- No sleep to wait for something: `until` / `eventually` from tests/support/waiting.py.
+"""
 
 from __future__ import annotations
 
