@@ -1,20 +1,32 @@
-# The two commands: `make run` (set up everything, then serve) and `make test` (set up, then the whole suite).
+# The two commands: `make run` (set up everything, then serve) and `make test` (set up, then the suite but its slow
+# tier; `make test-all` runs that too).
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | sha256sum | cut -c1-12)
 
-.PHONY: run test setup lint typecheck check clean
+.PHONY: run test test-all setup lint typecheck check clean
 
 run: setup web
 	$(BIN)/vaultgraph serve
+
+# `make test`: everything but what is slow by nature (the `slow` marker), in parallel on PYTEST_WORKERS xdist
+# workers; `serial` tests run one after another on one of them. `make test-all` adds the slow tier.
+# README, Testing: the tiers, the conventions and the figures.
+PYTEST_WORKERS ?= 3
+PYTEST_PARALLEL = -n $(PYTEST_WORKERS) --dist loadgroup
 
 test: setup web chromium redis
 	$(BIN)/ruff check vaultgraph tests
 	$(BIN)/mypy vaultgraph
 	$(BIN)/lint-imports
 	cd web && npm run --silent typecheck:e2e
-	$(BIN)/pytest
+	$(BIN)/pytest $(PYTEST_PARALLEL) -m "not slow"
+
+test-all: setup web chromium redis
+	$(BIN)/ruff check vaultgraph tests
+	cd web && npm run --silent typecheck:e2e
+	$(BIN)/pytest $(PYTEST_PARALLEL)
 
 setup: $(STAMP)
 	$(BIN)/vaultgraph neo4j build

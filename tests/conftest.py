@@ -1,8 +1,21 @@
 """Shared fixtures: one real Neo4j for the session (started here unless NEO4J_URI is set), a fresh tenant per
-test, and a real vaultgraph server on a loopback port for API tests."""
+test, and a real vaultgraph server on a loopback port for API tests.
+
+Conventions that keep `make test` within its budget (README, Testing):
+- Isolation is the tenant: take the `tenant` fixture and write only under it; use free ports only. Every test may
+  run beside others (`make test` is `pytest -n 3 --dist loadgroup -m "not slow"`).
+- `server` is this process's shared app switched to your tenant; build your own with `run_server` only when you
+  need other settings, once per module where you can.
+- `@pytest.mark.serial`: your test starts its own processes, SIGKILLs something or measures time; serial tests run
+  one after another on one worker. Never stop or kill the suite's Neo4j: start a private one (support/processes.py).
+- `@pytest.mark.slow`: minutes by nature; `make test-all` only, with a smaller sibling in `make test` (usually the
+  same test parametrized on its size) named in the README's table.
+- No sleep to wait for something: `until` / `eventually` from tests/support/waiting.py.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import uuid
 from collections.abc import AsyncIterator, Iterator
@@ -10,8 +23,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.neo4j import TestNeo4j, start_test_neo4j
-from tests.support.server import RunningServer, run_server
+from tests.support.neo4j import SHARED_NEO4J_ENV, TestNeo4j, start_test_neo4j
+from tests.support.server import RunningServer, SharedServer, run_shared_server
 from vaultgraph.config import Settings
 from vaultgraph.domain import Principal
 from vaultgraph.graph.migrations import apply_migrations
@@ -28,13 +41,54 @@ def _needs_neo4j(items: list[pytest.Item]) -> bool:
     return any(item.get_closest_marker("graph") or item.get_closest_marker("api") for item in items)
 
 
+def _is_xdist_worker(config: pytest.Config) -> bool:
+    return hasattr(config, "workerinput")
+
+
+def _is_xdist_controller(config: pytest.Config) -> bool:
+    return not _is_xdist_worker(config) and getattr(config.option, "numprocesses", None) not in (None, 0)
+
+
+async def _migrate(uri: str) -> None:
+    graph = Graph.connect(uri, os.environ.get("NEO4J_USER", "neo4j"), os.environ.get("NEO4J_PASSWORD"))
+    try:
+        await apply_migrations(graph, Settings.model_fields["embedding_dimensions"].default)
+    finally:
+        await graph.close()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # Under xdist the controller collects nothing, so it cannot tell whether Neo4j is needed: it starts (or finds)
+    # the one server before the workers spawn, migrates it once (workers racing to apply the same migration on a
+    # fresh server would collide), and hands them its URI; a worker never starts one of its own.
+    if _is_xdist_controller(config):
+        neo4j = start_test_neo4j(REPO)
+        config.stash[NEO4J_KEY] = neo4j
+        asyncio.run(_migrate(neo4j.uri))
+        os.environ[SHARED_NEO4J_ENV] = neo4j.uri
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     # Start Neo4j before any test runs, only when a selected test talks to it (pure text tests need none).
-    if _needs_neo4j(items):
+    if NEO4J_KEY not in config.stash and _needs_neo4j(items):
         config.stash[NEO4J_KEY] = start_test_neo4j(REPO)
+    if config.pluginmanager.hasplugin("xdist"):
+        # `serial` tests share one xdist group: one worker runs them one after another (`--dist loadgroup`).
+        for item in items:
+            if item.get_closest_marker("serial"):
+                item.add_marker(pytest.mark.xdist_group("serial"))
+
+
+def pytest_report_header(config: pytest.Config) -> str | None:
+    # The xdist controller collects nothing, so its Neo4j line goes in the header.
+    return _neo4j_line(config) if _is_xdist_controller(config) else None
 
 
 def pytest_report_collectionfinish(config: pytest.Config) -> str:
+    return _neo4j_line(config)
+
+
+def _neo4j_line(config: pytest.Config) -> str:
     neo4j = config.stash.get(NEO4J_KEY, None)
     if neo4j is None:
         return "neo4j: not needed by the selected tests"
@@ -94,13 +148,19 @@ def principal(tenant: str) -> Principal:
     return Principal(tenant_id=tenant, sees_all_scopes=True)
 
 
+@pytest.fixture(scope="session")
+async def shared_server(settings: Settings) -> AsyncIterator[SharedServer]:
+    """The one app of this test process behind `server` (an app build and its lifespan cost a second or more)."""
+    async with run_shared_server(settings, f"t{uuid.uuid4().hex[:16]}") as shared:
+        yield shared
+
+
 @pytest.fixture
-async def server(settings: Settings, tenant: str) -> AsyncIterator[RunningServer]:
-    """A real vaultgraph on a free loopback port, in development mode for this test's tenant."""
-    # Its enrichment workers serve this test's tenant only, not the other tests' documents in the shared Neo4j.
-    update = {"dev_tenant": tenant, "port": 0, "enrichment_tenants": [tenant]}
-    async with run_server(settings.model_copy(update=update)) as running:
-        yield running
+def server(shared_server: SharedServer, tenant: str) -> RunningServer:
+    """A real vaultgraph on a loopback port, in development mode for this test's tenant: the process's shared app,
+    serving this tenant now. A test that needs other settings starts its own with `run_server`."""
+    # Its enrichment workers serve the tests' tenants only, not other runs' documents in the same Neo4j.
+    return shared_server.for_tenant(tenant)
 
 
 @pytest.fixture

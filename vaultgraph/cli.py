@@ -9,21 +9,17 @@ import os
 import signal
 import sys
 from collections.abc import Callable
-
-import structlog
-import uvicorn
+from typing import TYPE_CHECKING
 
 from vaultgraph import cli_keys, cli_vault, cli_workspace
-from vaultgraph.app import create_app, uvicorn_options
-from vaultgraph.config import Settings
-from vaultgraph.errors import Unavailable
-from vaultgraph.http.auth import StartupRefused, check_bind
-from vaultgraph.logs import configure_logging
 from vaultgraph.neo4j_local import server as local_neo4j
 from vaultgraph.neo4j_local.java import MissingTool, find_java_home
-from vaultgraph.worker_process import run_worker
 
-log = structlog.get_logger("vaultgraph")
+# Everything heavier (the app, uvicorn, the services, the models) is imported by the command that needs it, so
+# `vaultgraph --help` and a mistyped command answer at once.
+if TYPE_CHECKING:
+    from vaultgraph.config import Settings
+
 
 
 def _neo4j(settings: Settings, action: str) -> int:
@@ -65,6 +61,12 @@ def _exit_on_sigterm(signum: int, frame: object) -> None:
 
 
 def _serve(settings: Settings) -> int:
+    import structlog
+    import uvicorn
+
+    from vaultgraph.app import create_app, uvicorn_options
+
+    log = structlog.get_logger("vaultgraph")
     signal.signal(signal.SIGTERM, _exit_on_sigterm)
     server = local_neo4j.LocalNeo4j.from_settings(settings)
     owned = False
@@ -97,6 +99,11 @@ def main(argv: list[str] | None = None) -> int:
     cli_workspace.add_parser(commands)
     args = parser.parse_args(argv)
 
+    from vaultgraph.config import Settings
+    from vaultgraph.errors import Unavailable
+    from vaultgraph.http.auth import StartupRefused, check_bind
+    from vaultgraph.logs import configure_logging
+
     overrides = {k: v for k, v in (("host", getattr(args, "host", None)), ("port", getattr(args, "port", None)))
                  if v is not None}
     if getattr(args, "no_workers", False):  # an API replica: the worker processes enrich and watch the workspace
@@ -114,6 +121,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "rescan":
             return _with_neo4j(settings, lambda uri: cli_workspace.run(settings, args, uri))
         if args.command == "worker":
+            from vaultgraph.worker_process import run_worker
+
             return _with_neo4j(settings, lambda uri: asyncio.run(run_worker(settings, uri)))
         check_bind(settings)  # before starting Neo4j: refuse at once
         return _serve(settings)

@@ -7,13 +7,12 @@ import argparse
 import asyncio
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from vaultgraph.config import Settings
-from vaultgraph.domain import ApiKey
-from vaultgraph.errors import AppError
-from vaultgraph.runtime import build_runtime
-from vaultgraph.services.auth import ApiKeyService
+if TYPE_CHECKING:  # the rest is imported by the command that runs: `vaultgraph --help` imports no graph code
+    from vaultgraph.config import Settings
+    from vaultgraph.domain import ApiKey
+    from vaultgraph.services.auth import ApiKeyService
 
 
 def add_parser(commands: Any) -> None:
@@ -67,12 +66,16 @@ def _status(key: ApiKey) -> str:
 
 
 async def _run(settings: Settings, args: argparse.Namespace, uri: str) -> int:
+    from vaultgraph.runtime import build_runtime
+
     # Entering the runtime applies the migrations (the key constraints, on a fresh database).
     async with build_runtime(settings, uri, workers=False, watcher=False).running(require_neo4j=True) as runtime:
         return await _keys(runtime.keys, args)
 
 
 async def _keys(service: ApiKeyService, args: argparse.Namespace) -> int:
+    from vaultgraph.errors import AppError
+
     try:
         if args.action == "create":
             teams = [t for t in args.teams.split(",") if t.strip()]

@@ -6,13 +6,10 @@ import argparse
 import asyncio
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from vaultgraph.config import Settings
-from vaultgraph.domain import Principal
-from vaultgraph.interop.vault import VaultService
-from vaultgraph.runtime import build_runtime
-from vaultgraph.workspace import check_key
+if TYPE_CHECKING:  # the rest is imported by the command that runs: `vaultgraph --help` imports no graph code
+    from vaultgraph.config import Settings
 
 
 def add_parser(commands: Any) -> None:
@@ -35,6 +32,11 @@ def _progress(done: int, total: int, path: str) -> None:
 
 
 async def _run(settings: Settings, args: argparse.Namespace, uri: str) -> int:
+    from vaultgraph.domain import Principal
+    from vaultgraph.interop.vault import VaultService
+    from vaultgraph.runtime import build_runtime
+    from vaultgraph.workspace import check_key
+
     # The Runtime's own note pipeline (embedding and chunks included), not a bare one: notes imported here are
     # found by vector search like notes saved over the API. Its documents are enriched by the server's workers.
     async with build_runtime(settings, uri, workers=False, watcher=False).running(require_neo4j=True) as runtime:

@@ -8,13 +8,12 @@ import asyncio
 import contextlib
 import sys
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from vaultgraph.config import Settings
-from vaultgraph.events import EventBus, WorkspaceScanProgress
-from vaultgraph.runtime import build_runtime
-from vaultgraph.services.workspace_sync import ScanReport
-from vaultgraph.workspace import check_key
+if TYPE_CHECKING:  # the rest is imported by the command that runs: `vaultgraph --help` imports no graph code
+    from vaultgraph.config import Settings
+    from vaultgraph.events import EventBus, WorkspaceScanProgress
+    from vaultgraph.services.workspace_sync import ScanReport
 
 
 def add_parser(commands: Any) -> None:
@@ -30,6 +29,8 @@ def progress_line(event: WorkspaceScanProgress) -> str:
 
 
 async def _show(bus: EventBus) -> None:
+    from vaultgraph.events import WorkspaceScanProgress
+
     async with bus.subscribe(lambda e: isinstance(e, WorkspaceScanProgress), label="cli") as subscription:
         async for event in subscription:
             assert isinstance(event, WorkspaceScanProgress)  # the filter lets nothing else through
@@ -48,6 +49,9 @@ def summary(report: ScanReport, seconds: float) -> list[str]:
 
 
 async def _run(settings: Settings, args: argparse.Namespace, uri: str) -> int:
+    from vaultgraph.runtime import build_runtime
+    from vaultgraph.workspace import check_key
+
     async with build_runtime(settings, uri, workers=False, watcher=False).running(require_neo4j=True) as runtime:
         sync, bus = runtime.services.workspace_sync, runtime.bus
         tenant = check_key(args.tenant or settings.dev_tenant, "--tenant")

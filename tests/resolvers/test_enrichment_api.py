@@ -12,6 +12,7 @@ import pytest
 from tests.support.graphql_ws import graphql_ws
 from tests.support.openai_server import run_openai_server
 from tests.support.server import RunningServer, run_server
+from tests.support.waiting import eventually, until
 from vaultgraph.config import Settings
 
 pytestmark = [pytest.mark.api, pytest.mark.graph, pytest.mark.workers]
@@ -46,10 +47,16 @@ async def test_a_subscriber_receives_the_stage_changes_of_its_own_tenant_only(
     server: RunningServer, tenant: str
 ) -> None:
     other = f"{tenant}o"
+    bus = server.app.state.services.enrichment.bus
+    before = bus.subscriber_count
     async with graphql_ws(server.url) as mine, graphql_ws(server.url, {"X-Vaultgraph-Tenant": other}) as theirs:
         my_events = await mine.subscribe(EVENTS)
         their_events = await theirs.subscribe(EVENTS)
-        await asyncio.sleep(0.2)  # both subscriptions registered
+
+        async def both_registered() -> bool:
+            return bool(bus.subscriber_count >= before + 2)
+
+        await until(both_registered, 30, "both subscriptions registered on the bus")
         own = await create(server, "own.md", "# Own\n\nOur runbook.")
         foreign = await create(server, "foreign.md", "# Foreign\n\nTheir runbook.", tenant=other)
         for client, operation, document in ((mine, my_events, own), (theirs, their_events, foreign)):
@@ -91,12 +98,12 @@ async def test_a_hundred_documents_each_reach_done_in_order_and_progress_ends_at
 async def polled_state(server: RunningServer, document: str, stage: str) -> dict[str, Any]:
     """Poll `document.enrichment` (what a client without a subscription does) until it shows `stage`."""
     read = "query($id: ID!) { document(id: $id) { enrichment { stage error } } }"
-    for _ in range(600):
-        state: dict[str, Any] = (await server.data(read, {"id": document}))["document"]["enrichment"]
-        if state["stage"] == stage:
-            return state
-        await asyncio.sleep(0.1)
-    raise AssertionError(f"{document} never reached {stage}; last {state}")
+
+    async def state() -> dict[str, Any]:
+        found: dict[str, Any] = (await server.data(read, {"id": document}))["document"]["enrichment"]
+        return found
+
+    return await eventually(state, lambda s: bool(s["stage"] == stage), 60, f"{document} reached {stage}")
 
 
 async def test_a_model_that_keeps_failing_shows_failed_with_its_error_and_reenrich_recovers(

@@ -133,12 +133,11 @@ async def test_page_of_100_with_backlink_counts_is_a_bounded_number_of_queries(s
     assert hub["id"]
 
 
-async def test_traverse_matches_a_reference_bfs_and_refuses_past_max_nodes(server: RunningServer) -> None:
+async def test_traverse_matches_a_reference_bfs_and_refuses_past_max_nodes(server: RunningServer, tenant: str) -> None:
     rng = random.Random(7)
     size = 2000
     edges = {i: sorted({rng.randrange(size) for _ in range(2)} - {i}) for i in range(size)}
     # Bulk-load the graph (2,000 saves over HTTP would make this test slow; the save path is tested above).
-    tenant = server.app.state.settings.dev_tenant
     rows = [{"id": f"note_g{i}", "slug": f"g{i}", "targets": [f"note_g{j}" for j in edges[i]]} for i in range(size)]
 
     async def load(tx: AsyncManagedTransaction) -> None:

@@ -10,7 +10,6 @@ import json
 import os
 import re
 import shutil
-import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,6 +20,7 @@ import pytest
 from tests.support.graphql_ws import graphql_ws
 from tests.support.openai_server import OpenAICompatibleServer, run_openai_server
 from tests.support.server import RunningServer, run_server
+from tests.support.waiting import eventually
 from vaultgraph import file_walk
 from vaultgraph.config import Settings
 from vaultgraph.domain import Principal
@@ -90,15 +90,8 @@ class Watched:
 
 
 async def until(check: Callable[[], Awaitable[Any]], seconds: float, what: str) -> Any:
-    """Poll `check` until it returns something truthy; fail with `what` after `seconds`."""
-    deadline = time.monotonic() + seconds
-    while True:
-        value = await check()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"{what}: not within {seconds:.1f} s")
-        await asyncio.sleep(0.05)
+    """Poll `check` until it returns something truthy (and return that); fail with `what` after `seconds`."""
+    return await eventually(check, bool, seconds, what, poll=0.05)
 
 
 def sha(text: str) -> str:
@@ -122,6 +115,8 @@ async def watched(settings: Settings, tenant: str, tmp_path: Path) -> AsyncItera
             outside = tmp_path / "outside"
             outside.mkdir()
             state = Watched(server, model, root, outside)
+            bus = server.app.state.services.enrichment.bus
+            subscribers = bus.subscriber_count
             async with graphql_ws(server.url) as client:
                 operation = await client.subscribe(EVENTS)
 
@@ -131,7 +126,8 @@ async def watched(settings: Settings, tenant: str, tmp_path: Path) -> AsyncItera
                         state.events.append((event["documentId"], event["stage"]))
 
                 collector = asyncio.create_task(collect())
-                await asyncio.sleep(0.2)  # subscribed before the test writes anything
+                await until(lambda: _now(bus.subscriber_count > subscribers), DEADLINE,
+                            "subscribed before the test writes anything")
                 try:
                     yield state
                 finally:

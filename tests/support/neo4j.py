@@ -11,6 +11,9 @@ from vaultgraph.config import Settings
 from vaultgraph.graph.session import Graph
 from vaultgraph.neo4j_local import server as local_neo4j
 
+# Set by the xdist controller for its workers: the URI of the Neo4j it started or found (the workers reuse it).
+SHARED_NEO4J_ENV = "VAULTGRAPH_TEST_SHARED_NEO4J_URI"
+
 
 @dataclass
 class TestNeo4j:
@@ -34,7 +37,9 @@ async def _version(uri: str, user: str, password: str | None) -> str:
 
 
 def start_test_neo4j(repo: Path) -> TestNeo4j:
-    uri = os.environ.get("NEO4J_URI")
+    """The external server of NEO4J_URI, else the one the xdist controller started (SHARED_NEO4J_ENV), else a
+    local one started here."""
+    uri = os.environ.get("NEO4J_URI") or os.environ.get(SHARED_NEO4J_ENV)
     user = os.environ.get("NEO4J_USER", "neo4j")
     password = os.environ.get("NEO4J_PASSWORD")
     if uri:

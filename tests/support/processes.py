@@ -14,7 +14,7 @@ import os
 import signal
 import sys
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -222,14 +222,6 @@ def _alive(pid: int) -> bool:
     except ProcessLookupError:
         return False
     return True
-
-
-async def until(condition: Callable[[], Awaitable[bool]], within: float, what: str, poll: float = 0.1) -> None:
-    """Poll an async condition until true; fail saying `what` after `within` seconds."""
-    deadline = time.monotonic() + within
-    while not await condition():
-        assert time.monotonic() < deadline, f"not within {within:.0f}s: {what}"
-        await asyncio.sleep(poll)
 
 
 class Clock:

