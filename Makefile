@@ -25,6 +25,8 @@ test: setup web chromium redis
 
 test-all: setup web chromium redis
 	$(BIN)/ruff check vaultgraph tests
+	$(BIN)/mypy vaultgraph
+	$(BIN)/lint-imports
 	cd web && npm run --silent typecheck:e2e
 	$(BIN)/pytest $(PYTEST_PARALLEL)
 
