@@ -479,6 +479,14 @@ class World:
                 if not answers:
                     expect(got_link.target is None, f"{t.name}: a typed link bound to nothing of its name", got_link)
 
+    @staticmethod
+    def vault_path(t: Tenant, item_id: str) -> str:
+        """Where the item is in an Obsidian vault: a document's path; a note's folder and title (its file name)."""
+        if item_id in t.vault.documents:
+            return t.vault.documents[item_id].path
+        note = t.vault.notes[item_id]
+        return f"{note.folder}/{note.title}.md" if note.folder else f"{note.title}.md"
+
     def names(self, t: Tenant) -> dict[str, str]:
         return {**{i: n.slug for i, n in t.vault.notes.items()}, **{i: d.path for i, d in t.vault.documents.items()}}
 
@@ -516,10 +524,8 @@ class World:
             expect({node["id"] for node in canvas["nodes"]} == near, f"{t.name}: canvas nodes around "
                    f"{self.names(t)[item]}", canvas["nodes"], near)
             for node in canvas["nodes"]:
-                if node["id"] in t.vault.documents:
-                    expect(node["file"] == t.vault.documents[node["id"]].path, "a canvas file node's path", node)
-                else:
-                    expect(node["file"].endswith(".md"), "a canvas file node's path", node)
+                expect(node["file"] == self.vault_path(t, node["id"]), "a canvas file node names its vault path",
+                       node, self.vault_path(t, node["id"]))
             edges = {edge["id"]: edge for edge in canvas["edges"]}
             expect(set(edges) == {link.id for link in resolved if link.source in near and link.target in near},
                    f"{t.name}: canvas edges around {self.names(t)[item]}", edges)
