@@ -123,3 +123,13 @@ async def test_found_the_same_bodies_in_another_order(world: World) -> None:
     await world.save_note(0, DELTA, "Some words. #topic [[gamma ray#Open questions]] [[specs/api#Open questions|this]]")
     await world.check(0)
     await world.round_trips(0)
+
+
+async def test_found_an_imported_note_exports_under_its_new_name(world: World) -> None:
+    """Found by the machine (notes-writes or interop): a note imported from `Beta.md` keeps that file name
+    (`vaultPath`) through a rename to Gamma Ray, so exportVault writes `Beta.md` and the import of the export makes a
+    note Beta: the rename is lost."""
+    await world.import_vault(0, [(BETA, "plain")])
+    await world.rename(0, BETA, "Gamma Ray")
+    await world.check(0)
+    await world.round_trips(0)
