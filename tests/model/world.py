@@ -500,7 +500,18 @@ class World:
                    enumerate(active)]
         fields += [f'c{i}: canvas(center: "{item}", hops: 1)' for i, item in enumerate(active)]
         fields.append(f"g: graph(limit: 500) {{ truncated nodes {{ id }} edges {{ {LINK} }} }}")
+        # The same lists through node(id) of each item and note(slug) of each note (the slug read reads ahead).
+        items = sorted(t.vault.item_ids())
+        fields += [f'i{i}: node(id: "{item}") {{ ... on Item {{ {BOTH_WAYS} }} }}' for i, item in enumerate(items)]
+        notes = sorted(t.vault.notes)
+        fields += [f'n{i}: note(slug: "{t.vault.notes[note].slug}") {{ {BOTH_WAYS} }}' for i, note in enumerate(notes)]
         data = await self.ask(t, "{ " + "\n".join(fields) + " }")
+        for alias, item in [*((f"i{i}", x) for i, x in enumerate(items)), *((f"n{i}", x) for i, x in enumerate(notes))]:
+            for direction in ("outgoing", "backlinks"):
+                reads = [LinkRead.of(node) for node in data[alias][direction]["nodes"]]
+                expect(reads == [snap.links[i] for i in getattr(snap, direction)[item]],
+                       f"{t.name}: {'node(id)' if alias[0] == 'i' else 'note(slug)'} {direction} of "
+                       f"{self.names(t)[item]} read otherwise", reads)
         for i, link_id in enumerate(snap.links):
             node = data[f"l{i}"]
             expect(node is not None and LinkRead.of(node) == snap.links[link_id],
