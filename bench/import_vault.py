@@ -38,7 +38,6 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from vaultgraph.runtime import model_config  # noqa: E402
 from vaultgraph.cli_vault import _progress as cli_progress  # noqa: E402
 from vaultgraph.config import Settings  # noqa: E402
 from vaultgraph.domain import Principal  # noqa: E402
@@ -47,8 +46,10 @@ from vaultgraph.graph.session import Graph  # noqa: E402
 from vaultgraph.interop.vault import Progress, VaultReport, VaultService  # noqa: E402
 from vaultgraph.models.client import ModelClient, build_model_client  # noqa: E402
 from vaultgraph.neo4j_local import server as local_neo4j  # noqa: E402
+from vaultgraph.runtime import model_config  # noqa: E402
 from vaultgraph.services.documents import DocumentService  # noqa: E402
 from vaultgraph.services.indexing import Indexer, chunking_policy  # noqa: E402
+from vaultgraph.services.links import LinkService  # noqa: E402
 from vaultgraph.services.notes import NoteFilter, NoteService  # noqa: E402
 from vaultgraph.workspace import Workspace  # noqa: E402
 
@@ -155,8 +156,9 @@ def build_vault_service(settings: Settings, graph: Graph, models: ModelClient | 
     `models`, notes are indexed as the server's `importVault` indexes them (its fuzzy pass needs a chat model)."""
     indexer = Indexer(graph, models, chunking_policy(settings)).index_notes if models is not None else None
     notes = NoteService(graph, settings.page_size_max, indexer=indexer)
-    documents = DocumentService(graph, Workspace(settings.workspace_dir), settings.page_size_max)
-    return VaultService(notes, documents)
+    workspace = Workspace(settings.workspace_dir)
+    documents = DocumentService(graph, workspace, settings.page_size_max)
+    return VaultService(notes, documents, LinkService(graph, workspace, settings.page_size_max))
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,6 +28,7 @@ from vaultgraph.file_walk import MAX_FILES
 from vaultgraph.graph.session import Graph
 from vaultgraph.interop.vault import VaultService
 from vaultgraph.services.documents import DocumentService
+from vaultgraph.services.links import LinkService
 from vaultgraph.services.notes import NoteService
 from vaultgraph.workspace import Workspace
 
@@ -139,8 +140,9 @@ async def run_bulk(url: str, graph: Graph, tenant: str, notes: int, seed: int) -
                         unit="notes/s", note=f"importVault of {files} files, {links:,} links, in {elapsed:.1f} s; "
                                              "the server's embedding model on each batch"))
 
-        service = VaultService(NoteService(graph, 100),
-                               DocumentService(graph, Workspace(workdir / "workspace"), 100))
+        workspace = Workspace(workdir / "workspace")
+        service = VaultService(NoteService(graph, 100), DocumentService(graph, workspace, 100),
+                               LinkService(graph, workspace, 100))
         stats = Stats(objects=0)
         started = time.perf_counter()
         report = await service.import_vault(Principal(f"{tenant}-bulk-graph", sees_all_scopes=True),

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import uvicorn
 
-from vaultgraph.app import create_app
+from vaultgraph.app import create_app, uvicorn_options
 from vaultgraph.config import Settings
 from vaultgraph.logs import configure_logging
 
@@ -16,8 +16,8 @@ from vaultgraph.logs import configure_logging
 def main() -> None:
     settings = Settings()
     configure_logging(settings.log_level, settings.log_format)
-    uvicorn.run(create_app(settings), host=settings.host, port=settings.port, log_config=None,
-                ws="websockets-sansio", access_log=False)
+    uvicorn.run(create_app(settings), host=settings.host, port=settings.port, log_config=None, access_log=False,
+                **uvicorn_options(settings))
 
 
 if __name__ == "__main__":

@@ -22,15 +22,25 @@ from vaultgraph.explorer import Explorer
 from vaultgraph.http.auth import Authenticator, check_bind
 from vaultgraph.http.body_limit import BodySizeLimit
 from vaultgraph.http.disconnects import RequestIds
+from vaultgraph.http.hosts import HostCheck, HostPolicy
 from vaultgraph.http.rate_limit import RateLimiter
 from vaultgraph.http.view import GuardedGraphQL
+from vaultgraph.http.ws import FRAME_SLACK_BYTES
 from vaultgraph.resolvers.root import build_schema
 from vaultgraph.runtime import build_runtime, upload_limits
 from vaultgraph.schema.context import Context
+from vaultgraph.schema.json_scalar import JSON_SCALARS
 from vaultgraph.schema.limits import Limits, limit_extensions
 from vaultgraph.schema.use_cases import Services
 from vaultgraph.services.auth import ApiKeyService
 from vaultgraph.workspace import check_key
+
+
+def uvicorn_options(settings: Settings) -> dict[str, Any]:
+    """What uvicorn needs beyond the app, for `vaultgraph serve` and the test servers alike: a WebSocket frame is
+    read only a little past the request cap (http/ws.py answers a message over the cap; uvicorn's default reads
+    16 MiB)."""
+    return {"ws": "websockets-sansio", "ws_max_size": settings.max_body_bytes + FRAME_SLACK_BYTES}
 
 
 class GraphQLApp(GuardedGraphQL):
@@ -51,9 +61,11 @@ def build_graphql(settings: Settings, services: Services, keys: ApiKeyService) -
     authenticator = Authenticator(keys, RateLimiter(settings.rate_limit_per_second, settings.rate_limit_burst),
                                   dev_tenant)
     schema = build_schema(limit_extensions(Limits.from_settings(settings)),
-                          StrawberryConfig(batching_config={"max_operations": settings.max_batch_operations}))
+                          StrawberryConfig(batching_config={"max_operations": settings.max_batch_operations},
+                                           scalar_map=JSON_SCALARS))
     return GraphQLApp(services, schema, authenticator, ws_init_timeout=settings.ws_connection_init_timeout,
-                      graphql_ide="graphiql" if settings.graphiql else None, upload_limits=upload_limits(settings))
+                      graphql_ide="graphiql" if settings.graphiql else None, upload_limits=upload_limits(settings),
+                      max_message_bytes=settings.max_body_bytes)
 
 
 def create_app(settings: Settings) -> Starlette:
@@ -61,14 +73,16 @@ def create_app(settings: Settings) -> Starlette:
     runtime = build_runtime(settings)
     services, monitor = runtime.services, runtime.monitor
     graphql = build_graphql(settings, services, runtime.keys)
-    mcp = build_endpoint(services, graphql.authenticator, settings.host)  # same admission rules as GraphQL
+    mcp = build_endpoint(services, graphql.authenticator)  # same admission rules as GraphQL
 
     async def healthz(request: Request) -> JSONResponse:
+        """Up or down for anyone (a load balancer has no key); where Neo4j is and which version it runs only for a
+        valid API key, or in development mode (the Host check keeps that to this machine's own pages)."""
         health = monitor.health
-        body = {
-            "status": "ok" if health.state == "up" else "degraded",
-            "neo4j": {"state": health.state, "uri": runtime.uri, "version": health.version, "error": health.error},
-        }
+        neo4j: dict[str, Any] = {"state": health.state}
+        if await graphql.authenticator.may_see_details(request):
+            neo4j.update(uri=runtime.uri, version=health.version, error=health.error)
+        body = {"status": "ok" if health.state == "up" else "degraded", "neo4j": neo4j}
         return JSONResponse(body, status_code=200 if health.state == "up" else 503)
 
     @contextlib.asynccontextmanager
@@ -85,7 +99,8 @@ def create_app(settings: Settings) -> Starlette:
             Mount("/", app=Explorer()),  # the web explorer (web/dist), after the API routes
         ],
         lifespan=lifespan,
-        middleware=[Middleware(RequestIds),  # outermost: ids, and a client gone is no server error
+        middleware=[Middleware(RequestIds),  # outermost: ids and headers, and a client gone is no server error
+                    Middleware(HostCheck, policy=HostPolicy(settings.allowed_hosts, settings.dev_mode)),
                     Middleware(BodySizeLimit, max_bytes=settings.max_body_bytes,
                                upload_max_bytes=settings.upload_max_body_bytes)],
     )

@@ -14,7 +14,7 @@ import structlog
 import uvicorn
 
 from vaultgraph import cli_keys, cli_vault, cli_workspace
-from vaultgraph.app import create_app
+from vaultgraph.app import create_app, uvicorn_options
 from vaultgraph.config import Settings
 from vaultgraph.errors import Unavailable
 from vaultgraph.http.auth import StartupRefused, check_bind
@@ -74,7 +74,7 @@ def _serve(settings: Settings) -> int:
         log.info("using external neo4j; starting none", uri=settings.neo4j_uri)
     try:
         uvicorn.run(create_app(settings), host=settings.host, port=settings.port, log_config=None,
-                    ws="websockets-sansio")
+                    **uvicorn_options(settings))
     finally:
         if owned:
             local_neo4j.stop(server)

@@ -39,7 +39,8 @@ async def _run(settings: Settings, args: argparse.Namespace, uri: str) -> int:
     # found by vector search like notes saved over the API. Its documents are enriched by the server's workers.
     async with build_runtime(settings, uri, workers=False, watcher=False).running(require_neo4j=True) as runtime:
         # The operator at the command line may read any folder, unlike an API caller (VAULTGRAPH_VAULT_DIRS).
-        service = VaultService(runtime.services.notes, runtime.services.documents)
+        services = runtime.services
+        service = VaultService(services.notes, services.documents, services.links)
         principal = Principal(check_key(args.tenant or settings.dev_tenant, "--tenant"), sees_all_scopes=True)
         if args.command == "import-vault":
             report = await service.import_vault(principal, args.path.resolve(), args.force, _progress)
@@ -52,7 +53,8 @@ async def _run(settings: Settings, args: argparse.Namespace, uri: str) -> int:
                 print(f"  skipped {path}: {why}")
         else:
             written = await service.export_vault(principal, args.path.resolve())
-            print(f"{len(written.written)} notes written to {args.path}")
+            print(f"{len(written.written)} notes and {len(written.attachments)} attachments written to {args.path}, "
+                  f"{len(written.renamed)} renamed, {len(written.skipped)} skipped")
         return 0
 
 

@@ -25,6 +25,10 @@ class Settings(BaseSettings):
     dev_mode: bool = Field(
         True, description="Allow requests without an API key (X-Vaultgraph-* headers); refused off loopback."
     )
+    allowed_hosts: list[str] | None = Field(
+        None, description="Host names (name or name:port) the server answers besides loopback in development mode; "
+        "with keys required, set: only these, unset: any host.",
+    )
     api_key_cache_seconds: float = Field(
         10.0, ge=0, description="How long a checked API key is trusted without asking Neo4j again (revocation lag)."
     )

@@ -18,6 +18,11 @@ MAX_FILE_BYTES = 50 * 1024 * 1024
 SKIPPED_DIRS = frozenset({"node_modules", ".git", ".obsidian", ".trash"})
 
 
+def skipped_name(name: str) -> bool:
+    """A file or folder name the walk never enters: hidden (a leading dot), `.git`, `node_modules` and the like."""
+    return name.startswith(".") or name in SKIPPED_DIRS
+
+
 def walk_files(root: Path) -> tuple[list[tuple[str, Path]], list[tuple[str, str]]]:
     """Every file under `root` within the limits, as (relative POSIX path, file), and those skipped with why."""
     root = root.resolve()
@@ -25,7 +30,7 @@ def walk_files(root: Path) -> tuple[list[tuple[str, Path]], list[tuple[str, str]
     skipped: list[tuple[str, str]] = []
     total = 0
     for folder, dirs, names in os.walk(root, followlinks=False):
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIPPED_DIRS)
+        dirs[:] = sorted(d for d in dirs if not skipped_name(d))
         for name in sorted(names):
             path = Path(folder) / name
             relative = path.relative_to(root).as_posix()

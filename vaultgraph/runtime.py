@@ -61,12 +61,13 @@ def model_config(settings: Settings) -> ModelConfig:
     )
 
 
-def vault_folders(settings: Settings) -> list[Path] | None:
-    """Where the API may import and export vaults: the configured folders, else anywhere on a development server
-    (one local user, loopback only) and nowhere on a server that requires API keys."""
+def vault_folders(settings: Settings) -> list[Path]:
+    """Where the API may import and export vaults: the configured folders, else the data directory on a development
+    server (a page that reaches it through the browser must not read or write the rest of the machine) and nowhere
+    on a server that requires API keys."""
     if settings.vault_dirs is not None:
         return settings.vault_dirs
-    return None if settings.dev_mode else []
+    return [settings.data_dir] if settings.dev_mode else []
 
 
 def build_services(settings: Settings, graph: Graph, models: ModelClient, bus: EventBus) -> Services:
@@ -80,7 +81,7 @@ def build_services(settings: Settings, graph: Graph, models: ModelClient, bus: E
     indexer = Indexer(graph, models, chunking_policy(settings))
     notes = NoteService(graph, settings.page_size_max, indexer=save_hook(indexer, fuzzy))
     sync = WorkspaceSync(graph, workspace, documents, links, enrichment.bus, on_changed=enrichment.enqueue)
-    vault = VaultService(notes, documents, vault_folders(settings))
+    vault = VaultService(notes, documents, links, vault_folders(settings))
     return Services(documents=documents, notes=notes, links=links, vault=vault, enrichment=enrichment,
                     search=search, suggestions=SuggestionService(graph, search), fuzzy=fuzzy,
                     context_pack=ContextPackService(search, links, TokenCounter(default_tokenizer_path())),

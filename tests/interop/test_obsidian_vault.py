@@ -14,16 +14,17 @@ from vaultgraph.domain import Principal
 from vaultgraph.graph.session import Graph
 from vaultgraph.interop.vault import VaultService
 from vaultgraph.services.documents import DocumentService
+from vaultgraph.services.links import LinkService
 from vaultgraph.services.notes import NoteService
 from vaultgraph.workspace import Workspace
 
 pytestmark = pytest.mark.graph
 
-# Each wikilink edge with where it comes from and where it goes (a vault path), or its raw target while a ghost.
+# Each wikilink edge with where it comes from and where it goes (a vault path), or its authored ref while a ghost.
 EDGES = """
 MATCH (s:Item {tenantId: $tenant})-[r:WIKILINK]->(t)
 RETURN coalesce(s.vaultPath, s.path) AS source, CASE WHEN t:Ghost THEN null ELSE coalesce(t.vaultPath, t.path) END
-       AS target, r.target AS raw, coalesce(r.count, 1) AS count
+       AS target, r.ref AS raw, coalesce(r.count, 1) AS count
 """
 
 
@@ -38,7 +39,9 @@ def vault(shared_dir: Path) -> Path:
 @pytest.fixture
 def service(graph: Graph, settings: Settings) -> VaultService:
     notes = NoteService(graph, max_page_size=100)
-    return VaultService(notes, DocumentService(graph, Workspace(settings.workspace_dir), max_page_size=100))
+    workspace = Workspace(settings.workspace_dir)
+    return VaultService(notes, DocumentService(graph, workspace, max_page_size=100),
+                        LinkService(graph, workspace, max_page_size=100))
 
 
 async def _edges(graph: Graph, tenant: str) -> list[dict[str, object]]:
@@ -76,8 +79,9 @@ async def test_export_then_reimport_is_a_no_op(
     first = await service.import_vault(principal, vault / "vault")
     exported = await service.export_vault(principal, tmp_path / "out")
     assert len(exported.written) == len(first.created)
-    for relative in exported.written:
+    assert sorted(exported.attachments) == sorted(first.attachments)  # the vault's images come back out
+    for relative in (*exported.written, *exported.attachments):
         assert (tmp_path / "out" / relative).read_bytes() == (vault / "vault" / relative).read_bytes(), relative
     again = await service.import_vault(principal, tmp_path / "out")
-    assert not again.created and not again.updated and not again.conflicts
-    assert len(again.unchanged) == len(exported.written)
+    assert not again.created and not again.updated and not again.conflicts and not again.skipped
+    assert len(again.unchanged) == len(exported.written) + len(exported.attachments)

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from tests.support.server import RunningServer
+from vaultgraph.config import Settings
 
 pytestmark = [pytest.mark.api, pytest.mark.graph]
 
@@ -86,9 +89,9 @@ async def test_update_and_delete_a_document(server: RunningServer) -> None:
     doc = (await server.data(CREATE, {"input": {"path": "runbook.md", "content": "# Runbook"}}))["createDocument"]
     note = await server.data('mutation { saveNote(input: {title: "N", body: "see [[runbook]]"}) { note { id } } }')
     updated = await server.data(
-        'mutation($id: ID!) { updateDocument(id: $id, input: {title: "Ops runbook", category: "Ops"}) '
+        'mutation($id: ID!) { updateDocument(id: $id, input: {title: "Ops runbook", category: "business"}) '
         "{ title category path } }", {"id": doc["id"]})
-    assert updated["updateDocument"] == {"title": "Ops runbook", "category": "Ops", "path": "runbook.md"}
+    assert updated["updateDocument"] == {"title": "Ops runbook", "category": "Business", "path": "runbook.md"}
     linked = await server.data('query($id: ID!) { node(id: $id) { ... on Item { backlinks { totalCount } } } }',
                                {"id": doc["id"]})
     assert linked["node"]["backlinks"]["totalCount"] == 1
@@ -99,3 +102,38 @@ async def test_update_and_delete_a_document(server: RunningServer) -> None:
     assert outgoing["note"]["outgoing"]["edges"] == [{"node": {"isGhost": True}}]
     missing = await server.graphql('mutation { updateDocument(id: "doc_x", input: {title: "t"}) { id } }')
     assert missing["errors"][0]["extensions"]["code"] == "NOT_FOUND"
+
+
+async def test_a_category_must_be_one_of_the_tenants_taxonomy(server: RunningServer, settings: Settings,
+                                                               tenant: str) -> None:
+    doc = (await server.data(CREATE, {"input": {"path": "runbook.md", "content": "# Runbook"}}))["createDocument"]
+    update = 'mutation($id: ID!, $c: String) { updateDocument(id: $id, input: {category: $c}) { category } }'
+    body = await server.graphql(update, {"id": doc["id"], "c": "Ops"})
+    assert body["data"] is None
+    [error] = body["errors"]
+    assert error["extensions"] == {"code": "INVALID_INPUT", "field": "category"}
+    assert "'Ops'" in error["message"] and "Technology" in error["message"] and "Others" in error["message"]
+    stored = await server.data('query($id: ID!) { document(id: $id) { category } }', {"id": doc["id"]})
+    assert stored["document"]["category"] is None  # nothing changed
+    created = await server.graphql(CREATE, {"input": {"path": "b.md", "content": "b", "category": "Ops"}})
+    assert created["errors"][0]["extensions"] == {"code": "INVALID_INPUT", "field": "category"}
+    # The tenant's own taxonomy file decides: its categories become valid, read at once.
+    root = Path(settings.workspace_dir) / tenant
+    (root / ".taxonomy.md").write_text("---\nkind: knowledge_taxonomy\ncategories:\n  - id: Ops\n"
+                                       "    description: Running things\n---\n")
+    assert (await server.data(update, {"id": doc["id"], "c": "ops"}))["updateDocument"]["category"] == "Ops"
+
+
+async def test_create_document_takes_only_the_text_kinds_uploads_take(server: RunningServer, settings: Settings,
+                                                                      tenant: str) -> None:
+    root = Path(settings.workspace_dir) / tenant
+    for path in ("tool.exe", "photo.PNG", "no-suffix", "archive.tar.gz", "script.py"):
+        body = await server.graphql(CREATE, {"input": {"path": path, "content": "text"}})
+        assert body["data"] is None, path
+        [error] = body["errors"]
+        assert error["extensions"]["code"] == "UNSUPPORTED_FORMAT", (path, error)
+        assert ".md" in error["message"] and ".csv" in error["message"], error["message"]
+        assert not (root / path).exists()
+    for path, doc_type in (("a.markdown", "markdown"), ("b.TXT", "text"), ("c.htm", "html"), ("d.tsv", "tsv")):
+        created = await server.data(CREATE, {"input": {"path": path, "content": "x"}})
+        assert created["createDocument"]["docType"] == doc_type

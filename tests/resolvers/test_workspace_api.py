@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.graphql_ws import graphql_ws
-from tests.support.server import RunningServer
+from tests.support.server import RunningServer, run_server
 from vaultgraph.config import Settings
 
 pytestmark = [pytest.mark.api, pytest.mark.graph]
@@ -54,7 +54,7 @@ async def test_rescan_reports_what_it_did_and_streams_its_progress(
 
 async def test_a_second_rescan_while_one_runs_is_a_conflict_naming_it(server: RunningServer, tenant: str) -> None:
     sync = server.app.state.services.workspace_sync
-    running = sync.start(tenant)  # holds the tenant's scan slot as a running scan does
+    running = await sync.start(tenant)  # holds the tenant's scan slot as a running scan does
     try:
         body = await server.graphql(RESCAN)
         assert body["data"] is None
@@ -64,3 +64,22 @@ async def test_a_second_rescan_while_one_runs_is_a_conflict_naming_it(server: Ru
     finally:
         await sync.run(running)
     assert "errors" not in await server.graphql(RESCAN)
+
+
+async def test_two_replicas_never_rescan_one_workspace_at_once(server: RunningServer, settings: Settings,
+                                                              tenant: str) -> None:
+    """Two server apps on one Neo4j (two replicas): the scan lease lives in Neo4j, so while replica A scans the
+    tenant, replica B's rescanWorkspace answers CONFLICT naming A's scan; once A is done, B scans."""
+    put(Path(settings.workspace_dir) / tenant, "readme.md", b"# Read me\n")
+    update = {"dev_tenant": tenant, "port": 0, "enrichment_tenants": [tenant]}
+    async with run_server(settings.model_copy(update=update)) as replica:
+        running = await server.app.state.services.workspace_sync.start(tenant)  # A scanning, as in the test above
+        try:
+            body = await replica.graphql(RESCAN)
+            assert body["data"] is None
+            [error] = body["errors"]
+            assert error["extensions"] == {"code": "CONFLICT", "scanId": running.scan_id}
+        finally:
+            await server.app.state.services.workspace_sync.run(running)
+        report = (await replica.data(RESCAN))["rescanWorkspace"]
+        assert (report["new"], report["unchanged"]) == ([], 1)  # A registered it; B finds it unchanged

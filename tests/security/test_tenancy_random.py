@@ -26,13 +26,19 @@ import json
 import os
 import random
 import re
+import uuid
 from collections.abc import AsyncIterator, Awaitable, Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+from hypothesis import HealthCheck, example, given
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
 
+from tests.resolvers.test_uploads_api import upload
 from tests.support.graphql_ws import GraphQLWebSocket, graphql_ws
 from tests.support.security import bearer
 from tests.support.server import RunningServer, run_server
@@ -360,3 +366,291 @@ async def test_every_principal_sees_exactly_its_share(open_server: RunningServer
     # A few principals at a time: each request holds up to fifteen searches or reads.
     await _bounded((_reads(open_server, world, who, random.Random(SEED * 1000 + n))
                     for n, who in enumerate(world.principals)), limit=3)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Scopes inside one tenant under random writes (issue 19, "The net").
+#
+# Random principals of one tenant (an all-scopes key, agents, agents in teams, team-only and plain keys) run a random
+# program of writes through the write paths: createDocument (also at paths reserved for other owners),
+# updateDocument, deleteDocument, uploadDocuments (also into reserved folders), a file written straight into the
+# workspace and a rescan, saveNote and createLink. The model beside it says, from the design's rule alone, which
+# writes are allowed and whose item each one makes (a workspace file's owner is the one its path names, whoever wrote
+# it). Then: every answer was the expected one, the tenant holds exactly the model's items with the model's owners
+# and titles (no refused write changed anything), and every principal's reads (documents, notes, graph, tags,
+# node(id) with backlinks and outgoing links, document(path), search, traverse) show no id, no link and no text
+# marker of a scope it cannot see, and lists and counts equal its visible share.
+#
+# Default: the attack of issue 19.1 plus two random programs of up to eight steps (16 s measured at a load average
+# of 14 on two cores, 48 s at 20; a few seconds on a quiet machine). A long run:
+#   VAULTGRAPH_SCOPES_EXAMPLES=200 VAULTGRAPH_SCOPES_STEPS=30 pytest tests/security/test_tenancy_random.py -k scopes
+# ---------------------------------------------------------------------------------------------------------------
+
+SCOPE_EXAMPLES = int(os.environ.get("VAULTGRAPH_SCOPES_EXAMPLES", "2"))
+SCOPE_STEPS = int(os.environ.get("VAULTGRAPH_SCOPES_STEPS", "8"))
+SCOPE_OWNERS = ["shared", "agent:ann", "agent:bob", "team:red", "team:blue"]
+# (name, agent, teams, all scopes)
+SCOPE_KEYS: list[tuple[str, str | None, list[str], bool]] = [
+    ("admin", None, [], True), ("ann", "ann", [], False), ("bob", "bob", ["red"], False),
+    ("red", None, ["red"], False), ("blue", None, ["blue"], False), ("plain", None, [], False)]
+RESERVED = ["agents/ann/plan.md", "agents/bob", "agents", "teams/red/runbook.md", "teams/blue", "Agents/ann/x.md"]
+FOLDERS = [None, "sub", "agents/ann", "teams/red"]
+# Where a file written straight into the tenant's folder lands, and whose it is by the design's rule (None: nobody's).
+FILE_PLACES = {"f.md": "shared", "deep/f.md": "shared", "agents/ann/f.md": "agent:ann",
+               "agents/bob/x/f.md": "agent:bob", "teams/red/f.md": "team:red", "teams/blue/f.md": "team:blue",
+               "agents/f.md": None, "teams/f.md": None}
+MARKER = re.compile(r"\bmk[0-9]{1,4}x\b")
+UPDATE = "mutation($id: ID!, $t: String!) { updateDocument(id: $id, input: {title: $t}) { id title } }"
+DELETE = "mutation($id: ID!) { deleteDocument(id: $id) { deleted } }"
+SCOPE_CREATE = "mutation($input: DocumentInput!) { createDocument(input: $input) { id scope agentId teamId } }"
+SCOPE_RESCAN = "mutation { rescanWorkspace { new skipped { path reason } } }"
+ADMIN_VIEW = """{ documents(first: 100) { edges { node { id title scope agentId teamId } } }
+  notes(first: 100, includeArchived: true) { edges { node { id scope agentId teamId } } } }"""
+SCOPE_LISTS = """{ documents(first: 100) { totalCount edges { node { id path title } } }
+  notes(first: 100, includeArchived: true) { totalCount edges { node { id title body } } }
+  graph(limit: 500) { nodes { id } edges { id from { id } to { id } } }  tags { tag count } }"""
+SCOPE_SEARCH = 'search(query: "zebracorn", mode: MODE, limit: 100) { item { id } snippet }'
+SCOPE_NODE = ('node(id: "$ITEM") { id ... on Item { title backlinks(first: 50) { LINKS } '
+              'outgoing(first: 50) { LINKS } } ... on Document { content } ... on Note { body } }'
+              ).replace("LINKS", LINKS)
+
+step_strategy = st.one_of(
+    st.tuples(st.just("create"), st.integers(0, 5), st.sampled_from(SCOPE_OWNERS), st.sampled_from(["a.md", "b.txt"])),
+    st.tuples(st.just("reserved"), st.integers(0, 5), st.sampled_from(RESERVED)),
+    st.tuples(st.just("update"), st.integers(0, 5), st.integers(0, 99)),
+    st.tuples(st.just("delete"), st.integers(0, 5), st.integers(0, 99)),
+    st.tuples(st.just("upload"), st.integers(0, 5), st.sampled_from(SCOPE_OWNERS), st.sampled_from(FOLDERS)),
+    st.tuples(st.just("file"), st.sampled_from(sorted(FILE_PLACES))),
+    st.tuples(st.just("note"), st.integers(0, 5), st.sampled_from(SCOPE_OWNERS)),
+    st.tuples(st.just("link"), st.integers(0, 5), st.integers(0, 99), st.integers(0, 99)),
+)
+
+
+def _owner_of(node: dict[str, Any]) -> str:
+    if node["scope"] == "PERSONAL":
+        return f"agent:{node['agentId']}"
+    if node["scope"] == "TEAM":
+        return f"team:{node['teamId']}"
+    return "shared"
+
+
+@dataclass
+class ScopeModel:
+    """The tenant as the design says it must be after the program: items, owners, titles, links, text markers."""
+
+    world: World
+    titles: dict[str, str] = field(default_factory=dict)  # document id -> title
+    markers: dict[str, str] = field(default_factory=dict)  # marker -> owner of the item that holds it
+    paths: dict[tuple[str, str], str] = field(default_factory=dict)  # (owner, path) -> document id
+    counter: int = 0
+
+    def marker(self, owner: str) -> str:
+        self.counter += 1
+        mark = f"mk{self.counter}x"
+        self.markers[mark] = owner
+        return mark
+
+    def add(self, item_id: str, owner: str, kind: str, tenant: str) -> None:
+        self.world.items[item_id] = Made(item_id, tenant, owner, kind)
+
+    def remove(self, item_id: str) -> None:
+        del self.world.items[item_id]
+        self.titles.pop(item_id, None)
+        self.paths = {k: v for k, v in self.paths.items() if v != item_id}
+        for lid, (tenant, src, dst) in list(self.world.links.items()):
+            if src == item_id:
+                del self.world.links[lid]
+            elif dst == item_id:  # a hard delete turns inbound links into ghosts (same link id)
+                self.world.links[lid] = (tenant, src, None)
+
+    def pick(self, n: int, kind: str | None = None) -> Made | None:
+        items = sorted((m for m in self.world.items.values() if kind in (None, m.kind)), key=lambda m: m.id)
+        return items[n % len(items)] if items else None
+
+
+def _code(body: dict[str, Any]) -> str | None:
+    return body["errors"][0]["extensions"]["code"] if body.get("errors") else None
+
+
+async def _scope_step(server: RunningServer, model: ScopeModel, who: list[Who], root: Path, step: tuple[Any, ...],
+                      n: int) -> None:
+    """Run one write and check its answer against the model; the model then records what it made or changed."""
+    op = step[0]
+    tenant = who[0].tenant
+    what = f"step {n} {step}"
+    if op in ("create", "upload", "note"):
+        writer, owner = who[step[1]], step[2]
+        mark = model.marker(owner)
+        if op == "create":
+            path = f"{n}-{step[3]}"
+            body = await server.graphql(SCOPE_CREATE, {"input": {"path": path, "content": f"zebracorn {mark}",
+                                                                  "title": f"Doc {mark}", **_owner_input(owner)}},
+                                        writer.headers)
+        elif op == "note":
+            body = await server.graphql(SAVE, {"input": {"title": f"Note {mark}", "body": f"zebracorn {mark}",
+                                                         **_owner_input(owner)}}, writer.headers)
+        else:
+            folder = step[3]
+            variables = {**_owner_input(owner), "folder": folder}
+            response = await upload(server, [(f"up{n}.md", f"# Up {mark}\nzebracorn {mark}".encode())], variables,
+                                    writer.headers)
+            body = response.json()
+        if not writer.sees(owner):
+            assert _code(body) == "FORBIDDEN", f"{what}: {body}"
+            model.world.check(writer, what, body)
+            return
+        if op == "upload" and owner == "shared" and folder in ("agents/ann", "teams/red"):
+            assert _code(body) == "INVALID_INPUT", f"{what}: {body}"
+            model.world.check(writer, what, body)
+            return
+        assert _code(body) is None, f"{what}: {body}"
+        if op == "create":
+            made = body["data"]["createDocument"]
+            model.titles[made["id"]] = f"Doc {mark}"
+            model.paths[(owner, path)] = made["id"]
+            kind = "doc"
+        elif op == "note":
+            made = {"id": body["data"]["saveNote"]["note"]["id"]}
+            kind = "note"
+        else:
+            made = body["data"]["uploadDocuments"]["documents"][0]
+            model.titles[made["id"]] = f"Up {mark}"
+            kind = "doc"
+        if kind == "doc":
+            assert _owner_of(made) == owner, f"{what}: made {made}"
+        model.add(made["id"], owner, kind, tenant)
+        model.world.check(writer, what, body)  # the answer names only what the writer sees, its new item included
+    elif op == "reserved":
+        writer = who[step[1]]
+        body = await server.graphql(SCOPE_CREATE, {"input": {"path": step[2], "content": "zebracorn"}},
+                                    writer.headers)
+        refused = (body.get("errors") or [{}])[0].get("extensions")
+        assert refused == {"code": "INVALID_INPUT", "field": "path"}, f"{what}: {body}"
+    elif op in ("update", "delete"):
+        writer, target = who[step[1]], model.pick(step[2], "doc")
+        if target is None:
+            return
+        if op == "update":
+            mark = model.marker(target.owner)
+            body = await server.graphql(UPDATE, {"id": target.id, "t": f"Doc {mark}"}, writer.headers)
+        else:
+            body = await server.graphql(DELETE, {"id": target.id}, writer.headers)
+        model.world.check(writer, what, body, sent=target.id)
+        if not writer.sees(target.owner):
+            assert _code(body) == "NOT_FOUND", f"{what}: {body}"
+            return
+        assert _code(body) is None, f"{what}: {body}"
+        if op == "update":
+            model.titles[target.id] = f"Doc {mark}"
+        else:
+            model.remove(target.id)
+    elif op == "file":
+        place, owner = step[1], FILE_PLACES[step[1]]
+        place = place.replace("f.md", f"f{n}.md")
+        mark = model.marker(owner or "nobody")
+        (root / place).parent.mkdir(parents=True, exist_ok=True)
+        (root / place).write_text(f"# File {mark}\nzebracorn {mark}")
+        admin = who[0]
+        before = set(model.world.items)
+        report = (await server.data(SCOPE_RESCAN, headers=admin.headers))["rescanWorkspace"]
+        if owner is None:  # in a reserved folder that names no owner: skipped (again on every later rescan)
+            assert report["new"] == [] and place in {s["path"] for s in report["skipped"]}, f"{what}: {report}"
+            del model.markers[mark]
+            return
+        assert report["new"] == [place], f"{what}: {report}"
+        docs = (await server.data(ADMIN_VIEW, headers=admin.headers))["documents"]["edges"]
+        [new] = [e["node"] for e in docs if e["node"]["id"] not in before]
+        assert _owner_of(new) == owner, f"{what}: the file at {place} became {new}"
+        model.titles[new["id"]] = f"File {mark}"
+        model.add(new["id"], owner, "doc", tenant)
+    elif op == "link":
+        writer, src, dst = who[step[1]], model.pick(step[2]), model.pick(step[3])
+        if src is None or dst is None or src.id == dst.id:
+            return
+        body = await server.graphql(LINK, {"input": {"from": src.id, "to": dst.id, "type": "REFERENCES"}},
+                                    writer.headers)
+        if not (writer.sees(src.owner) and writer.sees(dst.owner)):
+            assert _code(body) in ("NOT_FOUND", "FORBIDDEN"), f"{what}: {body}"
+            named = set(ITEM_ID.findall(json.dumps(body))) | set(LINK_ID.findall(json.dumps(body)))
+            assert named <= {src.id, dst.id}, f"{what}: the refusal names {named - {src.id, dst.id}}"
+            return
+        model.world.check(writer, what, body)
+        if any(s == src.id and d == dst.id for _, s, d in model.world.links.values()):
+            assert _code(body) == "CONFLICT", f"{what}: {body}"
+            return
+        assert _code(body) is None, f"{what}: {body}"
+        model.world.links[body["data"]["createLink"]["id"]] = (tenant, src.id, dst.id)
+
+
+def _no_foreign_markers(model: ScopeModel, who: Who, what: str, text: str) -> None:
+    leaked = {m for m in MARKER.findall(text) if m in model.markers and not who.sees(model.markers[m])}
+    assert not leaked, f"{who.name} reads text of {sorted(model.markers[m] for m in leaked)} in {what}"
+
+
+async def _scope_reads(server: RunningServer, model: ScopeModel, who: Who, tenant: str) -> None:
+    world, h = model.world, who.headers
+    mine = world.visible(who)
+    text = world.check(who, "lists", body := await server.data(SCOPE_LISTS, headers=h))
+    _no_foreign_markers(model, who, "lists", text)
+    assert {e["node"]["id"] for e in body["documents"]["edges"]} == world.visible(who, "doc"), who.name
+    assert {e["node"]["id"] for e in body["notes"]["edges"]} == world.visible(who, "note"), who.name
+    assert body["documents"]["totalCount"] == len(world.visible(who, "doc"))
+    assert body["notes"]["totalCount"] == len(world.visible(who, "note"))
+    assert {n["id"] for n in body["graph"]["nodes"]} <= mine
+    ids = sorted(i for i, m in world.items.items() if m.tenant == tenant)
+    fields = [SCOPE_NODE.replace("$ITEM", i) for i in ids]
+    fields += [SCOPE_SEARCH.replace("MODE", mode) for mode in ("KEYWORD", "HYBRID")]
+    answers = await _ask_each(server, fields, h)
+    for item, node in zip(ids, answers, strict=False):
+        assert (node is not None) == (item in mine), f"{who.name} node({item})"
+    text = world.check(who, "node/search", answers)
+    _no_foreign_markers(model, who, "node/search", text)
+    # By path: the document the reader may see at that path, else NOT_FOUND (never another owner's).
+    for query in _aliased([f'document(path: "{p}") {{ id title }}' for p in sorted({p for _, p in model.paths})]):
+        body = await server.graphql(query, headers=h)
+        _no_foreign_markers(model, who, "document(path)", world.check(who, "document(path)", body))
+        assert {e["extensions"]["code"] for e in body.get("errors", [])} <= {"NOT_FOUND"}, body
+    if mine:
+        body = await server.data("query($ids: [ID!]!) { traverse(from: $ids, hops: 3, maxNodes: 200) { count "
+                                 "nodes { item { id } viaLinkId fromId } } }", {"ids": sorted(mine)}, h)
+        world.check(who, "traverse from all it sees", body)
+
+
+@pytest.fixture(scope="module")
+async def scope_server(settings: Settings) -> AsyncIterator[RunningServer]:
+    """Keys required, no rate limit, no enrichment workers: the proof is about who may write and read what, and a
+    worker pool serving every tenant of the shared Neo4j would only slow it down."""
+    keyed = settings.model_copy(update={"dev_mode": False, "port": 0, "rate_limit_per_second": 0.0,
+                                        "enrichment_workers": False})
+    async with run_server(keyed) as running:
+        yield running
+
+
+@hypothesis_settings(max_examples=SCOPE_EXAMPLES, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(program=st.lists(step_strategy, min_size=3, max_size=SCOPE_STEPS))
+# The attack of issue 19.1, always run: bob, in the shared scope, at ann's and team red's paths and folders.
+@example(program=[("create", 1, "agent:ann", "a.md"), ("reserved", 2, "agents/ann/plan.md"),
+                  ("reserved", 2, "agents/bob"), ("upload", 2, "shared", "agents/ann"), ("file", "agents/f.md"),
+                  ("file", "agents/ann/f.md"), ("update", 2, 0), ("delete", 2, 0)])
+async def test_scopes_hold_under_random_writes_by_random_principals(
+    scope_server: RunningServer, keys: ApiKeyService, settings: Settings, program: list[tuple[Any, ...]]
+) -> None:
+    tenant = f"t{uuid.uuid4().hex[:16]}"
+    who = [Who(name, tenant, (await keys.create(tenant, agent=agent, teams=teams, all_scopes=admin)).secret, agent,
+               tuple(sorted(teams)), admin) for name, agent, teams, admin in SCOPE_KEYS]
+    model = ScopeModel(World(seed=0, principals=who))
+    root = Path(settings.workspace_dir) / tenant
+    for n, step in enumerate(program):
+        await _scope_step(scope_server, model, who, root, step, n)
+
+    # The writes did exactly what the model says: the same items, owners and titles (nothing refused changed a thing).
+    view = await scope_server.data(ADMIN_VIEW, headers=who[0].headers)
+    docs = {e["node"]["id"]: e["node"] for e in view["documents"]["edges"]}
+    notes = {e["node"]["id"]: e["node"] for e in view["notes"]["edges"]}
+    assert set(docs) == model.world.visible(who[0], "doc") and set(notes) == model.world.visible(who[0], "note")
+    for item_id, node in [*docs.items(), *notes.items()]:
+        assert _owner_of(node) == model.world.items[item_id].owner, (item_id, node)
+    assert {i: d["title"] for i, d in docs.items()} == model.titles
+
+    await _bounded((_scope_reads(scope_server, model, w, tenant) for w in who), limit=3)

@@ -16,7 +16,7 @@ pytestmark = pytest.mark.security
 
 def service(folders: list[Path] | None) -> VaultService:
     # The folder check needs neither service; it runs before either is used.
-    return VaultService(notes=None, documents=None, folders=folders)  # type: ignore[arg-type]
+    return VaultService(notes=None, documents=None, links=None, folders=folders)  # type: ignore[arg-type]
 
 
 def test_only_configured_folders_and_their_subfolders_are_allowed(tmp_path: Path) -> None:
@@ -43,7 +43,10 @@ def test_relative_paths_are_refused() -> None:
 
 
 def test_a_server_with_keys_allows_no_folder_until_told() -> None:
-    assert vault_folders(Settings(dev_mode=True)) is None
+    # Development mode: the data directory only (a page reaching the server through a browser must not read or
+    # write the rest of the machine), unless the operator names folders.
+    assert vault_folders(Settings(dev_mode=True, data_dir=Path("/d"))) == [Path("/d")]
+    assert vault_folders(Settings(dev_mode=True, vault_dirs=[Path("/v")])) == [Path("/v")]
     assert vault_folders(Settings(dev_mode=False)) == []
     assert vault_folders(Settings(dev_mode=False, vault_dirs=[Path("/srv/vaults")])) == [Path("/srv/vaults")]
     with pytest.raises(Forbidden, match="VAULTGRAPH_VAULT_DIRS"):

@@ -99,13 +99,13 @@ async def test_pages_walk_every_document_once(service: DocumentService, principa
 
 
 async def test_filters(service: DocumentService, principal: Principal) -> None:
-    await service.create(principal, DocumentDraft(path="a.md", content="a", category="Tech"))
+    await service.create(principal, DocumentDraft(path="a.md", content="a", category="Technology"))
     await service.create(principal, DocumentDraft(path="b.csv", content="b", scope=Scope.TEAM, team_id="ops"))
     by_type = await service.page(principal, DocumentFilter(doc_type="csv"), None, None)
     assert [d.path for _, d in by_type.items] == ["b.csv"]
     by_team = await service.page(principal, DocumentFilter(scope=Scope.TEAM, team_id="ops"), None, None)
     assert [d.path for _, d in by_team.items] == ["b.csv"]
-    by_category = await service.page(principal, DocumentFilter(category="Tech"), None, None)
+    by_category = await service.page(principal, DocumentFilter(category="Technology"), None, None)
     assert [d.path for _, d in by_category.items] == ["a.md"]
 
 

@@ -12,15 +12,15 @@ import pytest
 
 from vaultgraph import cli_workspace, file_walk
 from vaultgraph.config import Settings
-from vaultgraph.domain import Document, Principal, Scope
-from vaultgraph.errors import Conflict, LimitExceeded, NotFound
+from vaultgraph.domain import Document, Owner, Principal, Scope
+from vaultgraph.errors import Conflict, InvalidInput, LimitExceeded, NotFound
 from vaultgraph.events import InProcessBus, WorkspaceScanProgress
 from vaultgraph.graph.session import Graph
 from vaultgraph.services import workspace_sync
 from vaultgraph.services.documents import DocumentDraft, DocumentFilter, DocumentService
 from vaultgraph.services.links import LinkService
-from vaultgraph.services.workspace_sync import WorkspaceSync, owner_from_path
-from vaultgraph.workspace import Workspace
+from vaultgraph.services.workspace_sync import WorkspaceSync
+from vaultgraph.workspace import Workspace, owner_of_place, place_of
 
 pytestmark = pytest.mark.graph
 
@@ -77,11 +77,20 @@ def put(root: Path, relative: str, data: bytes | str) -> Path:
     return target
 
 
-def test_ownership_comes_from_the_path() -> None:
-    assert owner_from_path("agents/bot-1/notes/a.md")[0].key == "agent:bot-1"
-    assert owner_from_path("teams/ops/a.md") == (owner_from_path("teams/ops/a.md")[0], "a.md")
-    assert owner_from_path("teams/ops/a.md")[0].scope is Scope.TEAM
-    assert owner_from_path("agents/readme.md")[0].scope is Scope.SHARED  # no agent folder: a shared file
+def test_ownership_comes_from_the_path_and_the_path_from_the_owner() -> None:
+    assert owner_of_place("agents/bot-1/notes/a.md")[0].key == "agent:bot-1"
+    assert owner_of_place("teams/ops/a.md") == (owner_of_place("teams/ops/a.md")[0], "a.md")
+    assert owner_of_place("teams/ops/a.md")[0].scope is Scope.TEAM
+    assert owner_of_place("agentsx/a.md")[0].scope is Scope.SHARED
+    for place in ("agents/alice/x.md", "teams/ops/agents/x.md", "notes/a.md"):
+        assert place_of(*owner_of_place(place)) == place  # the two directions agree
+    # The reserved folders hold owners' spaces only: a file there that names no owner is nobody's.
+    for reserved in ("agents/readme.md", "agents", "teams/x", "Agents/bot-1/a.md", "TEAMS/ops/a.md"):
+        with pytest.raises(InvalidInput, match="reserved"):
+            owner_of_place(reserved)
+    for shared in ("agents/bot-1/a.md", "agents/bot-1", "teams", "Teams/ops/a.md"):
+        with pytest.raises(InvalidInput, match="reserved"):
+            place_of(Owner(Scope.SHARED), shared)
 
 
 async def test_new_files_are_registered_as_they_are_and_a_rescan_costs_nothing(
@@ -187,7 +196,7 @@ async def test_over_the_file_limit_nothing_is_scanned_and_the_slot_is_freed(
     monkeypatch.setattr(file_walk, "MAX_FILES", 3)
     with pytest.raises(LimitExceeded):
         await sync.scan(tenant)
-    assert sync.running_scan(tenant) is None
+    assert await sync.running_scan(tenant) is None
     with pytest.raises(NotFound):
         await documents.get_by_path(principal, "n0.md")
 
@@ -208,17 +217,46 @@ async def test_one_scan_at_a_time_per_tenant_and_progress_on_the_bus(
     sync: WorkspaceSync, bus: InProcessBus, tenant: str, root: Path,
 ) -> None:
     put(root, "a.md", "a")
-    first = sync.start(tenant)
+    first = await sync.start(tenant)
+    assert await sync.running_scan(tenant) == first.scan_id
     with pytest.raises(Conflict) as caught:
-        sync.start(tenant)
+        await sync.start(tenant)
     assert caught.value.details["scanId"] == first.scan_id
     async with bus.subscribe(lambda e: isinstance(e, WorkspaceScanProgress)) as subscription:
         await sync.run(first)
         events = subscription.drain()
-    assert sync.running_scan(tenant) is None
+    assert await sync.running_scan(tenant) is None
     last = events[-1]
     assert isinstance(last, WorkspaceScanProgress)
     assert (last.scan_id, last.done, last.seen, last.new, last.total) == (first.scan_id, True, 1, 1, 1)
+
+
+async def test_the_scan_lease_is_shared_by_processes_and_a_dead_holder_frees_it_by_expiry(
+    graph: Graph, settings: Settings, documents: DocumentService, bus: InProcessBus, tenant: str, root: Path,
+) -> None:
+    """Two WorkspaceSync objects stand for two processes on one Neo4j: one scan at a time across them, and a holder
+    that died (claimed, never ran, never renewed) holds the tenant only until its lease expires."""
+    put(root, "a.md", "a")
+    workspace = Workspace(settings.workspace_dir)
+
+    def process(lease_ms: int) -> WorkspaceSync:
+        return WorkspaceSync(graph, workspace, documents, LinkService(graph, workspace, 100), bus,
+                             lease_ms=lease_ms)
+
+    dead, alive = process(400), process(60_000)
+    claimed = await dead.start(tenant)
+    with pytest.raises(Conflict) as caught:
+        await alive.start(tenant)
+    assert caught.value.details["scanId"] == claimed.scan_id
+    assert await alive.running_scan(tenant) == claimed.scan_id
+    for _ in range(600):  # the lease runs out (nobody renews it): waited for with a 30 s deadline
+        if await alive.running_scan(tenant) is None:
+            break
+        await asyncio.sleep(0.05)
+    else:
+        pytest.fail("the dead holder's scan lease never expired")
+    report = await alive.scan(tenant)
+    assert report.new == ["a.md"] and await alive.running_scan(tenant) is None
 
 
 async def test_the_rescan_command_prints_a_progress_line_and_a_summary(

@@ -12,7 +12,7 @@ import httpx
 import uvicorn
 from starlette.applications import Starlette
 
-from vaultgraph.app import create_app
+from vaultgraph.app import create_app, uvicorn_options
 from vaultgraph.config import Settings
 
 
@@ -62,6 +62,6 @@ async def serve_on_loopback(app: Any, port: int = 0, **config: Any) -> AsyncIter
 @contextlib.asynccontextmanager
 async def run_server(settings: Settings) -> AsyncIterator[RunningServer]:
     app = create_app(settings)
-    async with (serve_on_loopback(app, settings.port, lifespan="on", ws="websockets-sansio") as url,
+    async with (serve_on_loopback(app, settings.port, lifespan="on", **uvicorn_options(settings)) as url,
                 httpx.AsyncClient(base_url=url, timeout=30) as client):
         yield RunningServer(url, client, app)

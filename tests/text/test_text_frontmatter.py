@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from vaultgraph.services.taxonomy import parse_taxonomy
 from vaultgraph.text.frontmatter import (
     MAX_FRONTMATTER_BYTES,
     MAX_FRONTMATTER_DEPTH,
@@ -16,7 +17,6 @@ from vaultgraph.text.frontmatter import (
     parse_frontmatter,
 )
 from vaultgraph.text.wikilinks import parse
-from vaultgraph.workers.taxonomy import parse_taxonomy
 
 pytestmark = pytest.mark.text
 

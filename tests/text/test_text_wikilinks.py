@@ -105,6 +105,13 @@ def test_code_in_a_link_alias_is_no_tag_and_keeps_its_offsets() -> None:
     assert tags == ("tag",)
 
 
+def test_a_nul_the_source_holds_is_text_not_a_masked_region() -> None:
+    # The masked scan marks code with NUL; a NUL in the source itself must not read as one (found by hypothesis).
+    (link,) = parse("before [[0|`\x00`]] #after").links
+    assert (link.target, link.alias) == ("0", "`\x00`")
+    assert parse("`a\x00b` [[x]]").links[0].target == "x"
+
+
 def test_code_in_a_markdown_link_text_belongs_to_the_link() -> None:
     (link,) = parse("see [`hasTag`](Functions.md#hasTag) and `[x](y.md)`").markdown_links
 

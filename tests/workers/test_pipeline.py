@@ -222,7 +222,7 @@ async def test_empty_binary_and_oversized_files_are_skipped_with_the_reason(
 ) -> None:
     docs = [
         await harness.create_one("empty.md", "   \n"),
-        await harness.create_one("blob.bin", "PK\x03\x04\x00\x00binary"),
+        await harness.create_one("blob.txt", "PK\x03\x04\x00\x00binary"),
         await harness.create_one("big.md", "word " * 400),
         await harness.create_one("fine.md", "# Fine\n\nA small text file."),
     ]
@@ -230,9 +230,9 @@ async def test_empty_binary_and_oversized_files_are_skipped_with_the_reason(
     await harness.recorder.wait_final([d.id for d in docs])
     reasons = {d.path: harness.recorder.last(d.id) for d in docs}
     assert {path: e.stage.value for path, e in reasons.items() if e} == {
-        "empty.md": "SKIPPED", "blob.bin": "SKIPPED", "big.md": "SKIPPED", "fine.md": "DONE"}
+        "empty.md": "SKIPPED", "blob.txt": "SKIPPED", "big.md": "SKIPPED", "fine.md": "DONE"}
     assert "empty" in (reasons["empty.md"].error or "")  # type: ignore[union-attr]
-    assert "not text" in (reasons["blob.bin"].error or "")  # type: ignore[union-attr]
+    assert "not text" in (reasons["blob.txt"].error or "")  # type: ignore[union-attr]
     assert "larger than" in (reasons["big.md"].error or "")  # type: ignore[union-attr]
 
 
@@ -242,7 +242,8 @@ async def test_an_explicit_category_wins_and_a_tenant_taxonomy_file_is_used(
     tenant_root = harness.workspace.root / harness.principal.tenant_id
     tenant_root.mkdir(parents=True, exist_ok=True)
     (tenant_root / ".taxonomy.md").write_text(
-        "---\nkind: knowledge_taxonomy\ncategories:\n  - id: InternalOps\n    description: Runbooks.\n---\n")
+        "---\nkind: knowledge_taxonomy\ncategories:\n  - id: InternalOps\n    description: Runbooks.\n"
+        "  - id: Finance\n    description: Money.\n---\n")  # an explicit category must be one of the taxonomy
     model_server.on_chat(lambda body: good_summaries(body, "internalops") if is_summary_call(body)
                          else classify_reply(body, "SKIP"))
     chosen = await harness.create_one("a.md", "# A\n\nRunbook.", category="Finance")

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from vaultgraph.services.taxonomy import DEFAULT_TAXONOMY, FALLBACK, load_taxonomy, parse_taxonomy
 from vaultgraph.workers.extractive import extractive_summary
 from vaultgraph.workers.prepare import looks_binary
 from vaultgraph.workers.prompts import (
@@ -18,7 +19,6 @@ from vaultgraph.workers.prompts import (
     parse_summaries,
     summarize_prompt,
 )
-from vaultgraph.workers.taxonomy import DEFAULT_TAXONOMY, FALLBACK, load_taxonomy, parse_taxonomy
 
 pytestmark = pytest.mark.workers
 

@@ -14,7 +14,8 @@ from typing import Annotated, Any, Literal, TypeVar
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
-from pydantic import Field
+from mcp.server.transport_security import TransportSecuritySettings
+from pydantic import Field, ValidationError
 from starlette.requests import HTTPConnection
 from starlette.types import Receive, Scope, Send
 
@@ -71,9 +72,45 @@ def item_scope(scope: str | None) -> ItemScope | None:
     return ItemScope(scope) if scope else None
 
 
+def argument_problem(error: Any) -> str:
+    """One argument error in our words (pydantic's text names its own internals and echoes the value)."""
+    field = ".".join(str(part) for part in error.get("loc", ())) or "arguments"
+    kind, limits = error.get("type", ""), error.get("ctx") or {}
+    if kind == "missing":
+        return f"{field}: is required"
+    if kind == "extra_forbidden":
+        return f"{field}: is not an argument of this tool"
+    for bound, words in (("le", "at most"), ("lt", "less than"), ("ge", "at least"), ("gt", "more than")):
+        if bound in limits:
+            return f"{field}: must be {words} {limits[bound]}"
+    if kind == "literal_error" and "expected" in limits:
+        return f"{field}: must be one of {limits['expected']}"
+    for prefix, expected in (("int", "a whole number"), ("string", "a string"), ("bool", "true or false"),
+                             ("float", "a number")):
+        if kind.startswith(prefix):
+            return f"{field}: must be {expected}"
+    return f"{field}: is not valid"
+
+
+class VaultMCPServer(MCPServer):
+    """The SDK's server, with argument errors answered as our own coded message (`INVALID_INPUT: field: …`), the
+    way `answer()` words the services' errors, not as pydantic's validation report."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            cause = exc.__cause__
+            if not isinstance(cause, ValidationError):
+                raise
+            problems = "; ".join(argument_problem(error) for error in cause.errors())
+            raise ToolError(f"INVALID_INPUT: {problems} (tool {name}; its input schema lists the arguments)") \
+                from None
+
+
 def build_mcp(services: Services) -> MCPServer:
     """The MCP server and its tools; `McpEndpoint` serves it."""
-    mcp = MCPServer(name="vaultgraph", instructions=INSTRUCTIONS)
+    mcp = VaultMCPServer(name="vaultgraph", instructions=INSTRUCTIONS)
 
     @mcp.tool(description=(
         "Search the vault (hybrid: full text and meaning) for documents and notes. Returns the best items with their "
@@ -213,9 +250,11 @@ class McpEndpoint:
         await self.manager.handle_request(scope, receive, send)
 
 
-def build_endpoint(services: Services, authenticator: Authenticator, host: str) -> McpEndpoint:
-    """Stateless JSON responses; DNS-rebinding protection as the SDK sets it for the host we listen on."""
+def build_endpoint(services: Services, authenticator: Authenticator) -> McpEndpoint:
+    """Stateless JSON responses. The SDK's DNS-rebinding check is off: the app's Host check (http/hosts.py) guards
+    every route, /mcp included, with the same rule and a coded answer."""
     mcp = build_mcp(services)
-    mcp.streamable_http_app(streamable_http_path="/mcp", stateless_http=True, json_response=True, host=host)
+    mcp.streamable_http_app(streamable_http_path="/mcp", stateless_http=True, json_response=True,
+                            transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False))
     return McpEndpoint(mcp.session_manager, authenticator)
 

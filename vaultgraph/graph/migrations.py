@@ -128,6 +128,11 @@ MIGRATIONS: tuple[Migration, ...] = (
         ),
         backfill=_backfill_link_names,
     ),
+    Migration(
+        19,  # numbered by the issue it comes from (18.9), not in sequence: migrations are added in parallel
+        "one workspace scan lease per tenant, shared by every process (graph/workspace_sync.py)",
+        ("CREATE CONSTRAINT scan_lease_tenant IF NOT EXISTS FOR (l:ScanLease) REQUIRE l.tenantId IS UNIQUE",),
+    ),
 )
 
 APPLIED_VERSIONS = "MATCH (m:SchemaMigration) RETURN m.version AS version"

@@ -102,6 +102,20 @@ class Authenticator:
         self._admit(connection, f"dev:{principal.tenant_id}")
         return principal
 
+    async def may_see_details(self, connection: HTTPConnection) -> bool:
+        """Whether the caller may see how the server is set up (/healthz's Neo4j URI and version): a valid API key
+        (taking no rate-limit token), or anyone in development mode (loopback, behind the Host check)."""
+        if self.dev_mode:
+            return True
+        header = connection.headers.get("authorization")
+        if header is None:
+            return False
+        try:
+            await self._key(bearer_secret(header), connection)
+        except Refusal:
+            return False
+        return True
+
     def charge(self, connection: HTTPConnection, operations: int) -> None:
         """Take tokens for the further operations of a batch: a batch of ten costs what ten requests cost."""
         bucket = getattr(connection.state, "rate_bucket", None)
@@ -122,6 +136,12 @@ class Authenticator:
         return principal
 
     async def _with_key(self, secret: str, connection: HTTPConnection) -> Principal:
+        key_id, principal = await self._key(secret, connection)
+        self._admit(connection, key_id)
+        return principal
+
+    async def _key(self, secret: str, connection: HTTPConnection) -> tuple[str, Principal]:
+        """The key's id and principal; failures counted per client address (and slowed down past a burst)."""
         client = f"ip:{connection.client.host if connection.client else '?'}"
         wait = self.failures.wait(client)
         if wait > 0:
@@ -135,8 +155,7 @@ class Authenticator:
                 from exc
         except AppError as exc:  # Neo4j unavailable: the key cannot be checked, so nothing is admitted
             raise Refusal.from_error(exc) from exc
-        self._admit(connection, key.id)
-        return principal
+        return key.id, principal
 
     def _admit(self, connection: HTTPConnection, bucket: str, cost: int = 1) -> None:
         connection.state.rate_bucket = bucket

@@ -12,8 +12,10 @@ Other exceptions are a disconnect only when the client is known to be gone (this
 `ClosedResourceError` and `EndOfStream` are what writing to or reading from a closed connection raises, but an
 `OSError` from a full disk is a real error, so without that proof every one of them propagates with its traceback.
 
-Every response carries the id in `X-Request-Id`, and every log line written while the request runs carries it as
-`request_id` (structlog's context variables), so a client's report and the server log meet.
+Every response carries the id in `X-Request-Id` (and the security headers, http/headers.py), and every log line
+written while the request runs carries it as `request_id` (structlog's context variables), so a client's report
+and the server log meet. Anything else that escapes the app before its answer started still answers coded JSON
+(500 `INTERNAL`, with the id) and is raised on for uvicorn to log with its traceback.
 """
 
 from __future__ import annotations
@@ -24,6 +26,9 @@ import anyio
 import structlog
 from starlette.requests import ClientDisconnect
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from vaultgraph.http.headers import with_security_headers
+from vaultgraph.http.refusals import refusal_response
 
 log = structlog.get_logger(__name__)
 
@@ -47,7 +52,8 @@ def is_disconnect(error: BaseException, client_gone: bool) -> bool:
 
 
 class RequestIds:
-    """Outermost middleware (inside Starlette's ServerErrorMiddleware): ids, and quiet disconnects."""
+    """Outermost middleware (inside Starlette's ServerErrorMiddleware): ids and security headers on every
+    response, quiet disconnects, and a coded JSON 500 for whatever else escapes the app."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -72,8 +78,8 @@ class RequestIds:
             nonlocal started, complete
             if message["type"] == "http.response.start":
                 started = True
-                message = {**message, "headers": [*message.get("headers", []),
-                                                  (REQUEST_ID_HEADER, request_id.encode())]}
+                message = with_security_headers({**message, "headers": [*message.get("headers", []),
+                                                                        (REQUEST_ID_HEADER, request_id.encode())]})
             elif message["type"] == "http.response.body" and not message.get("more_body", False):
                 complete = True
             await send(message)
@@ -82,10 +88,19 @@ class RequestIds:
             try:
                 await self.app(scope, watched_receive, identified_send)
             except BaseException as exc:
-                if not is_disconnect(exc, gone):
-                    raise
-                log.info("client disconnected", request_id=request_id, method=scope.get("method"),
-                         path=scope.get("path"), stage="response" if started else "request")
+                if is_disconnect(exc, gone):
+                    log.info("client disconnected", request_id=request_id, method=scope.get("method"),
+                             path=scope.get("path"), stage="response" if started else "request")
+                    return
+                if not started and isinstance(exc, Exception):
+                    # Coded JSON with the id, like every other answer (Starlette's own 500 is plain text); then
+                    # raised on, so uvicorn logs the traceback as "Exception in ASGI application".
+                    log.error("unhandled error", request_id=request_id, method=scope.get("method"),
+                              path=scope.get("path"), error=type(exc).__name__)
+                    await refusal_response(500, "INTERNAL", f"Internal error (request {request_id}); the server "
+                                           "log has the details.", requestId=request_id)(scope, receive,
+                                                                                          identified_send)
+                raise
 
 
 async def read_body_first(receive: Receive) -> Receive:

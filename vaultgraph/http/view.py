@@ -9,8 +9,8 @@ from typing import Any, Protocol, cast
 import structlog
 from cross_web import AsyncHTTPRequestAdapter, HTTPException
 from graphql import GraphQLError, OperationType, get_operation_ast, parse
-from starlette.requests import Request
-from starlette.responses import Response
+from starlette.requests import HTTPConnection, Request
+from starlette.responses import HTMLResponse, Response
 from starlette.websockets import WebSocket
 from strawberry.asgi import GraphQL
 from strawberry.exceptions import ConnectionRejectionError
@@ -21,11 +21,12 @@ from strawberry.types.unset import UNSET, UnsetType
 
 from vaultgraph.domain import Principal
 from vaultgraph.http.auth import NOBODY, Authenticator
+from vaultgraph.http.headers import graphiql_csp
 from vaultgraph.http.multipart import FORM_STATE, csrf_refusal, is_multipart, upload_adapter
 from vaultgraph.http.refusals import Refusal, code_for_status, refusal_response
 from vaultgraph.http.request_body import SHAPE, check_batch, decode_json
 from vaultgraph.http.upload_slots import UploadSlots
-from vaultgraph.http.ws import PayloadTexts, TransportWSHandler
+from vaultgraph.http.ws import MeasuredWebSocket, PayloadTexts, TransportWSHandler
 from vaultgraph.services.uploads import UploadLimits
 
 log = structlog.get_logger(__name__)
@@ -46,9 +47,10 @@ class GuardedGraphQL(GraphQL[Any, None]):
     """Subclasses build their Context in `get_context` with `await self.principal(request)`."""
 
     graphql_transport_ws_handler_class = TransportWSHandler  # each shared result encoded once (http/ws.py)
+    websocket_adapter_class = MeasuredWebSocket  # sizes for the message cap (http/ws.py)
 
     def __init__(self, schema: BaseSchema, authenticator: Authenticator, ws_init_timeout: float = 10.0,
-                 upload_limits: UploadLimits | None = None, **kwargs: Any) -> None:
+                 upload_limits: UploadLimits | None = None, max_message_bytes: int = 0, **kwargs: Any) -> None:
         # Only graphql-transport-ws: legacy graphql-ws has no connection_init deadline and no close codes.
         # (Constructor arguments: strawberry's __init__ overwrites class attributes of the same names.)
         super().__init__(schema, subscription_protocols=(GRAPHQL_TRANSPORT_WS_PROTOCOL,),
@@ -56,6 +58,8 @@ class GuardedGraphQL(GraphQL[Any, None]):
                          multipart_uploads_enabled=upload_limits is not None, **kwargs)
         self.authenticator = authenticator
         self.payload_texts = PayloadTexts()
+        self.max_message_bytes = max_message_bytes  # a WebSocket message's cap: the HTTP body's (http/ws.py)
+        self.graphiql_csp = graphiql_csp(self.graphql_ide_html) if self.graphql_ide else None
         self.upload_slots: UploadSlots | None = None
         if upload_limits is not None:  # multipart read within the upload limits (http/multipart.py)
             self.request_adapter_class = upload_adapter(upload_limits)
@@ -83,13 +87,27 @@ class GuardedGraphQL(GraphQL[Any, None]):
         context.use_principal(principal)
         return cast(UnsetType, UNSET)  # a plain connection_ack
 
+    def operation_refusal(self, connection: HTTPConnection) -> dict[str, Any] | None:
+        """One operation more on an open WebSocket takes a token from its caller's bucket, as an HTTP request does;
+        the coded error when the bucket is empty (http/ws.py sends it as the operation's `error`)."""
+        try:
+            self.authenticator.charge(connection, 1)
+        except Refusal as exc:
+            return {"message": exc.message, "extensions": {"code": exc.code, **exc.details}}
+        return None
+
+    async def render_graphql_ide(self, request: Request) -> HTMLResponse:
+        return HTMLResponse(self.graphql_ide_html, headers={"Content-Security-Policy": self.graphiql_csp or ""})
+
     def parse_json(self, data: str | bytes) -> Any:
         return decode_json(data)  # a 400 for every body that is not JSON, not only for JSONDecodeError
 
     async def parse_http_body(self, request: AsyncHTTPRequestAdapter) -> GraphQLRequestData | list[GraphQLRequestData]:
         try:
             parsed = await super().parse_http_body(request)
-        except (AttributeError, TypeError) as exc:  # JSON, but not an object or an array of objects (http/request_body)
+        except (AttributeError, TypeError, ValueError, IndexError, KeyError) as exc:
+            # JSON, but not an object or an array of objects; or a multipart `map` whose path does not fit
+            # `operations` (a batch's path without an operation index) (http/request_body.py)
             raise HTTPException(400, SHAPE) from exc
         check_batch(parsed)
         return parsed

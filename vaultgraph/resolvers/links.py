@@ -7,6 +7,7 @@ from typing import Annotated, cast
 import strawberry
 from strawberry.scalars import JSON
 
+from vaultgraph.interop.canvas import neighbourhood_canvas
 from vaultgraph.schema.context import Info
 from vaultgraph.schema.inputs import DeletePayload, LinkInput
 from vaultgraph.schema.links import GraphView, Link, TraversalNode, TraversalResult
@@ -52,7 +53,7 @@ async def graph(info: Info, center: strawberry.ID | None = None, hops: int = 2, 
 async def canvas(info: Info, center: strawberry.ID, hops: int = 1) -> JSON:
     """A JSON Canvas (Obsidian's open format) of the neighbourhood of `center`."""
     ctx = info.context
-    return cast(JSON, await ctx.services.links.canvas(ctx.principal, str(center), hops))
+    return cast(JSON, await neighbourhood_canvas(ctx.services.links, ctx.principal, str(center), hops))
 
 
 async def create_link(info: Info, input: LinkInput) -> Link:

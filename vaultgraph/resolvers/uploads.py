@@ -26,8 +26,9 @@ async def upload_documents(
         description="Replace a file of the same name (its document is updated and re-enriched); otherwise a taken "
                     "name gets a number (`report-2.md`).")] = False,
 ) -> UploadDocumentsPayload:
-    """Store up to 50 text files (.md .txt .json .yaml .yml .csv .tsv .html, 50 MB each) as documents of the
-    workspace; their content decides, not their names. One refused file refuses them all and nothing is stored.
+    """Store up to 50 text files (.md .markdown .txt .json .yaml .yml .csv .tsv .html .htm, 50 MB each) as
+    documents of the workspace; their content decides, not their names. A shared `folder` under `agents/` or
+    `teams/` (other owners' spaces) is INVALID_INPUT. One refused file refuses them all and nothing is stored.
     Needs the `Apollo-Require-Preflight` (or `X-Apollo-Operation-Name`) header: a browser cannot send it cross-site."""
     ctx = info.context
     owner = owner_of(scope, agent_id, team_id)

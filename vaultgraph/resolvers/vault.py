@@ -14,6 +14,7 @@ async def import_vault(info: Info, path: str, force: bool = False) -> VaultImpor
 
 
 async def export_vault(info: Info, path: str) -> VaultExportReport:
-    """Write every note as a markdown file Obsidian opens as it is (its body, frontmatter included)."""
+    """Write every note as a markdown file Obsidian opens (its body, with a `vaultgraph:` frontmatter key for what the
+    body does not say), and every document as its file."""
     vault = info.context.services.vault
     return VaultExportReport.from_report(await vault.export_vault(info.context.principal, vault.server_folder(path)))

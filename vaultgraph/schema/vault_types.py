@@ -13,6 +13,12 @@ class SkippedFile:
     reason: str
 
 
+@strawberry.type(description="A file an export wrote under another name than its own, which another item held.")
+class RenamedFile:
+    path: str = strawberry.field(description="The vault path the item would have had.")
+    written_as: str = strawberry.field(description="The vault path it was written at (`<name> 2.md`, …).")
+
+
 @strawberry.type(description="What an import did, file by file. Conflicts were skipped: the graph is authoritative.")
 class VaultImportReport:
     files: int
@@ -22,18 +28,29 @@ class VaultImportReport:
     conflicts: list[str] = strawberry.field(description="Files whose body differs from their note; rerun with force.")
     attachments: list[str]
     skipped: list[SkippedFile]
+    typed_links: int = strawberry.field(
+        description="Typed (non-wikilink) links made from the files' `vaultgraph.links` frontmatter.")
 
     @classmethod
     def from_report(cls, report: VaultReport) -> VaultImportReport:
         return cls(files=report.files, created=report.created, updated=report.updated, unchanged=report.unchanged,
                    conflicts=report.conflicts, attachments=report.attachments,
-                   skipped=[SkippedFile(path=p, reason=r) for p, r in report.skipped])
+                   skipped=[SkippedFile(path=p, reason=r) for p, r in report.skipped], typed_links=report.links)
 
 
-@strawberry.type
+@strawberry.type(description="What an export wrote: vault paths under the folder, `agents/<id>/…` and `teams/<id>/…` "
+                             "for personal and team items.")
 class VaultExportReport:
-    written: list[str]
+    written: list[str] = strawberry.field(description="Notes written, as markdown files.")
+    attachments: list[str] = strawberry.field(description="Documents written, as copies of their files.")
+    renamed: list[RenamedFile] = strawberry.field(
+        description="Items whose file name another item held; their title and slug are kept in the frontmatter.")
+    skipped: list[SkippedFile] = strawberry.field(
+        description="Items not written, with why (a name the file system refuses or a folder holds, a document whose "
+                    "file is gone); the rest is written.")
 
     @classmethod
     def from_report(cls, report: ExportReport) -> VaultExportReport:
-        return cls(written=report.written)
+        return cls(written=report.written, attachments=report.attachments,
+                   renamed=[RenamedFile(path=p, written_as=w) for p, w in report.renamed],
+                   skipped=[SkippedFile(path=p, reason=r) for p, r in report.skipped])

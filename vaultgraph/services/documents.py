@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import uuid
 from collections.abc import Awaitable, Callable
@@ -18,17 +19,15 @@ from vaultgraph.graph import documents as cypher
 from vaultgraph.graph import workspace_sync as sync_cypher
 from vaultgraph.graph.session import Graph
 from vaultgraph.services.pagination import decode_cursor, encode_cursor, page_size
+from vaultgraph.services.taxonomy import TAXONOMY_FILE, load_taxonomy
 from vaultgraph.services.wikilink_sync import sync_wikilinks
 from vaultgraph.text.resolve import document_name
-from vaultgraph.workspace import Workspace, check_key, normalize_path, sha256_hex
+from vaultgraph.workspace import Workspace, check_document_path, check_key, normalize_path, sha256_hex
+from vaultgraph.workspace.formats import check_text_name, doc_type_of
 
 MAX_FILE_BYTES = 50 * 1024 * 1024
 MAX_TITLE_LENGTH = 500
 DocumentHook = Callable[[Document], Awaitable[None]]
-DOC_TYPES_BY_SUFFIX = {
-    ".md": "markdown", ".markdown": "markdown", ".txt": "text", ".json": "json", ".yaml": "yaml",
-    ".yml": "yaml", ".csv": "csv", ".tsv": "tsv", ".html": "html", ".htm": "html",
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,23 +90,27 @@ class DocumentService:
         self.on_changed = on_changed
 
     async def create(self, principal: Principal, draft: DocumentDraft) -> Document:
-        path = normalize_path(draft.path)
         owner = owner_of(draft.scope, draft.agent_id, draft.team_id)
         if not principal.may_write(owner):
             raise Forbidden(f"you cannot write to the {owner.scope.value} space of {owner.key}")
+        # The layout rule: a shared `agents/alice/…` would be alice's file, so the path must be the owner's own.
+        path = check_document_path(owner, draft.path)
+        if draft.data is None:  # text content: a text kind (raw `data` is an imported attachment, kept as it is)
+            check_text_name(path)
         data = draft.data if draft.data is not None else draft.content.encode("utf-8")
         if len(data) > MAX_FILE_BYTES:
             raise LimitExceeded(f"content is {len(data)} bytes; a document holds at most {MAX_FILE_BYTES} bytes",
                                 field="content", limit=MAX_FILE_BYTES)
+        category = await self.known_category(principal.tenant_id, draft.category)
         title = (draft.title or "").strip() or title_from(path, draft.content)
         if len(title) > MAX_TITLE_LENGTH:
             raise InvalidInput("title", f"at most {MAX_TITLE_LENGTH} characters")
-        doc_type = draft.doc_type or DOC_TYPES_BY_SUFFIX.get(PurePosixPath(path).suffix.lower(), "text")
+        doc_type = draft.doc_type or doc_type_of(path)
         target = self.workspace.file_for(principal.tenant_id, owner, path)
         # The file is written inside the node's transaction, before it commits: a document never exists in the
         # graph without its file (a crash after the write leaves only a file, which the next scan registers).
         document = await self._insert(principal.tenant_id, owner, path, data, title, doc_type, draft.metadata,
-                                      draft.category, before_commit=lambda: self.workspace.write(target, data))
+                                      category, before_commit=lambda: self.workspace.write(target, data))
         if self.on_created is not None:
             await self.on_created(document)
         return document
@@ -115,8 +118,8 @@ class DocumentService:
     async def register(self, tenant_id: str, owner: Owner, path: str, data: bytes, text: str) -> Document:
         """A document for a file already in the workspace (found by a scan): the node only, the file as it is."""
         path = normalize_path(path)
-        document = await self._insert(tenant_id, owner, path, data, title_from(path, text),
-                                      DOC_TYPES_BY_SUFFIX.get(PurePosixPath(path).suffix.lower(), "text"), {}, None)
+        document = await self._insert(tenant_id, owner, path, data, title_from(path, text), doc_type_of(path), {},
+                                      None)
         if self.on_created is not None:
             await self.on_created(document)
         return document
@@ -190,6 +193,7 @@ class DocumentService:
         document = await self.get_writable(principal, document_id)
         if title is not None and not (0 < len(title.strip()) <= MAX_TITLE_LENGTH):
             raise InvalidInput("title", f"1 to {MAX_TITLE_LENGTH} characters")
+        category = await self.known_category(principal.tenant_id, category)
         updated = await self.graph.write(
             cypher.update_document, tenant=principal.tenant_id, id=document.id,
             title=title.strip() if title else None, docType=doc_type, category=category,
@@ -197,6 +201,19 @@ class DocumentService:
         )
         assert updated is not None  # checked by _writable just before
         return updated
+
+    async def known_category(self, tenant_id: str, category: str | None) -> str | None:
+        """The taxonomy's spelling of `category` (case-insensitive); INVALID_INPUT listing the tenant's categories
+        when it names none of them (an unknown one would never match a filter nor the classifier's picks)."""
+        if category is None:
+            return None
+        taxonomy = await asyncio.to_thread(load_taxonomy, self.workspace.root / check_key(tenant_id, "tenant"))
+        wanted = category.strip().casefold()
+        for known in taxonomy.ids:
+            if known.casefold() == wanted:
+                return known
+        raise InvalidInput("category", f"{category!r} is not a category of this workspace; use one of "
+                                       f"{', '.join(taxonomy.ids)} (or edit {TAXONOMY_FILE})")
 
     async def get_writable(self, principal: Principal, document_id: str) -> Document:
         document = await self.get(principal, document_id)

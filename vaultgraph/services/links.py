@@ -3,7 +3,6 @@ BFS, the explorer's graph view, JSON Canvas export, and hard delete (inbound edg
 
 from __future__ import annotations
 
-import math
 import re
 import uuid
 from dataclasses import dataclass
@@ -16,7 +15,7 @@ from vaultgraph.graph import links as cypher
 from vaultgraph.graph import whole_reads
 from vaultgraph.graph.records import link_from_record
 from vaultgraph.graph.session import Graph
-from vaultgraph.services.pagination import decode_cursor, encode_cursor, page_size
+from vaultgraph.services.pagination import encode_cursor, page_size, timestamp_cursor
 from vaultgraph.services.wikilink_sync import body_keys, canonical_ref, item_key, key_in, resolve_refs
 from vaultgraph.text.wikilinks import parse
 from vaultgraph.workspace import Workspace
@@ -50,7 +49,7 @@ def link_page_params(
     and the items): INVALID_INPUT for a bad `first`, `after` or type. The statements read one row more than the
     page shows, to tell whether a next page exists."""
     limit = page_size(first, max_page_size)
-    after_ts, after_id = decode_cursor(after, 2) if after else (None, None)
+    after_ts, after_id = timestamp_cursor(after)
     return limit, {"types": link_types(types), "ownerKeys": principal.visible_owner_keys(), "afterTs": after_ts,
                    "afterId": after_id, "limit": limit + 1}
 
@@ -290,27 +289,6 @@ class LinkService:
         [root], reached, truncated, edges, total = await self._traverse(
             principal, [center], "center", hops, Direction.BOTH, None, max(1, limit - 1), True, True)
         return GraphView([root, *(r.item for r in reached)], edges, truncated, reached, total > len(edges), total)
-
-    async def canvas(self, principal: Principal, center: str, hops: int) -> dict[str, Any]:
-        """A JSON Canvas 1.0 document of a neighbourhood: rings by depth around the center."""
-        view = await self.graph_view(principal, center, hops, 200)
-        depth = {view.nodes[0].id: 0} | {r.item.id: r.depth for r in view.reached}
-        rings: dict[int, list[Item]] = {}
-        for node in view.nodes:
-            rings.setdefault(depth[node.id], []).append(node)
-        canvas_nodes = []
-        for ring, members in rings.items():
-            for i, node in enumerate(members):
-                angle = 2 * math.pi * i / len(members)
-                canvas_nodes.append({
-                    "id": node.id, "type": "file",
-                    "file": node.path if isinstance(node, Document) else f"{node.slug}.md",
-                    "x": round(ring * 420 * math.cos(angle)) - 130, "y": round(ring * 420 * math.sin(angle)) - 40,
-                    "width": 260, "height": 80, "vaultgraph:title": node.title,
-                })
-        canvas_edges = [{"id": e.id, "fromNode": e.source_id, "toNode": e.target_id, "toEnd": "arrow",
-                         "label": e.label or e.type} for e in view.edges]
-        return {"nodes": canvas_nodes, "edges": canvas_edges}
 
     async def hard_delete(self, principal: Principal, item: Item) -> None:
         """Remove the item, its chunks and outbound edges; inbound edges turn back into ghosts."""

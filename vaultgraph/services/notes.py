@@ -30,11 +30,11 @@ from vaultgraph.services.note_drafts import (
     NotePatch,
     SaveResult,
     frontmatter_fields,
+    frontmatter_properties,
     is_kind,
-    note_frontmatter,
 )
 from vaultgraph.services.note_renames import follow_rename
-from vaultgraph.services.pagination import decode_cursor, encode_cursor, page_size
+from vaultgraph.services.pagination import encode_cursor, page_size, timestamp_cursor
 from vaultgraph.services.wikilink_sync import LinkJob, sync_wikilinks_many
 from vaultgraph.text.properties import PropertiesError, set_properties
 from vaultgraph.text.slugify import slugify
@@ -43,7 +43,7 @@ from vaultgraph.workspace import sha256_hex
 
 # The drafts and results are this module's API too (callers import them from here).
 __all__ = ["KEEP", "DayField", "Keep", "NoteDraft", "NoteFilter", "NotePatch", "NoteService", "SaveResult",
-           "note_frontmatter"]
+           "frontmatter_properties"]
 
 MAX_BODY_BYTES = 5 * 1024 * 1024
 MAX_TITLE_LENGTH = 500
@@ -139,7 +139,7 @@ class NoteService:
         except ValueError as exc:
             raise InvalidInput("slug" if draft.slug else "title", str(exc)) from exc
         parsed = parse(body)
-        metadata = note_frontmatter(body)
+        metadata = frontmatter_properties(body)
         props: dict[str, Any] = {
             "slug": slug, "slugName": slug.rsplit("/", 1)[-1], "title": title, "titleLower": title.casefold(),
             "body": body, "bodySha256": sha256_hex(body.encode()), "frontmatter": json.dumps(metadata),
@@ -325,7 +325,7 @@ class NoteService:
 
     async def page(self, principal: Principal, filters: NoteFilter, first: int | None, after: str | None) -> Page[Note]:
         limit = page_size(first, self.max_page_size)
-        after_ts, after_id = decode_cursor(after, 2) if after else (None, None)
+        after_ts, after_id = timestamp_cursor(after)
         params: dict[str, Any] = {
             "tenant": principal.tenant_id, "ownerKeys": principal.visible_owner_keys(),
             "includeArchived": filters.include_archived, "scope": filters.scope.value if filters.scope else None,

@@ -12,20 +12,18 @@ import asyncio
 import enum
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import PurePosixPath
 from typing import Protocol
 
 import structlog
 
 from vaultgraph.domain import Document, Owner, Principal
 from vaultgraph.errors import Conflict, Forbidden, InvalidInput, LimitExceeded, UnsupportedFormat
-from vaultgraph.file_walk import SKIPPED_DIRS
 from vaultgraph.graph import workspace_sync as sync_cypher
 from vaultgraph.graph.session import Graph
 from vaultgraph.services.links import LinkService
-from vaultgraph.services.workspace_sync import WorkspaceSync, owner_from_path
+from vaultgraph.services.workspace_sync import WorkspaceSync
 from vaultgraph.text.upload_files import Refused, check_content, numbered, storage_name, suffix_of
-from vaultgraph.workspace import Workspace, normalize_path, owner_prefix, sha256_hex
+from vaultgraph.workspace import Workspace, check_document_path, normalize_path, place_of, sha256_hex
 
 log = structlog.get_logger(__name__)
 
@@ -73,24 +71,12 @@ class _Checked:
     size: int
 
 
-def _relative(owner: Owner, path: str) -> str:
-    """The tenant-relative path of a path inside an owner's space (`agents/<id>/…`, `teams/<id>/…`, or as is)."""
-    prefix = owner_prefix(owner)
-    return f"{prefix}/{path}" if prefix else path
-
-
 def check_folder(owner: Owner, folder: str | None) -> str:
-    """The folder inside the owner's space, checked: relative, no `..`, nothing a scan skips, and not a path that
-    would make the files another owner's (`agents/…` or `teams/…` at the top of the shared space)."""
+    """The folder inside the owner's space, checked by the layout rule: relative, no `..`, nothing a scan skips, and
+    not a path that would make the files another owner's (`agents/…` or `teams/…` at the top of the shared space)."""
     if folder is None or not folder.strip().strip("/"):
         return ""
-    clean = normalize_path(folder.strip().strip("/"), "folder")
-    for part in PurePosixPath(clean).parts:
-        if part.startswith(".") or part in SKIPPED_DIRS:
-            raise InvalidInput("folder", f"{part!r} is a folder the workspace scan skips; choose another name")
-    if owner_from_path(_relative(owner, f"{clean}/x.md"))[0] != owner:
-        raise InvalidInput("folder", "agents/… and teams/… are other owners' spaces; choose the scope instead")
-    return clean
+    return check_document_path(owner, folder.strip().strip("/"), "folder")
 
 
 class UploadService:
@@ -161,14 +147,14 @@ class UploadService:
                 await self.workspace.write(target, await self._data(file))
                 written.append((path, status))
             # The workspace scan's own path: new files registered, changed ones re-hashed, each queued to enrich.
-            report = await self.sync.sync_paths(tenant, [_relative(owner, path) for path, _ in written])
+            report = await self.sync.sync_paths(tenant, [place_of(owner, path) for path, _ in written])
             found = {d.path: d for d in await self.graph.read(
                 sync_cypher.documents_at, tenant, [(owner.key, path) for _, path, _ in plans])}
             stored: list[StoredFile] = []
             for file, path, status in plans:
                 document = found.get(path)
                 if document is None or document.content_hash != file.digest:
-                    why = dict(report.skipped).get(_relative(owner, path), "it changed while it was stored")
+                    why = dict(report.skipped).get(place_of(owner, path), "it changed while it was stored")
                     raise Conflict(f"{file.filename} could not be stored as {path}: {why}; nothing was stored",
                                    path=path)
                 stored.append(StoredFile(file.filename, path, status, document))
@@ -187,9 +173,7 @@ class UploadService:
             path = normalize_path(f"{folder}/{numbered(file.name, n)}" if folder else numbered(file.name, n))
             if path in taken:
                 continue
-            # Ownership from the path, as a scan reads it: check_folder made sure it is the target owner.
-            if owner_from_path(_relative(owner, path)) != (owner, path):
-                raise InvalidInput("folder", "the stored path would belong to another owner")
+            check_document_path(owner, path, "folder")  # ownership from the path, as a scan reads it
             if n == 1:  # looked up for every file at once
                 document = known.get(path)
             else:

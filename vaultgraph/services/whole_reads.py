@@ -18,7 +18,7 @@ from vaultgraph.graph import whole_reads as cypher
 from vaultgraph.graph.session import Graph
 from vaultgraph.services.links import link_page, link_page_params
 from vaultgraph.services.notes import NoteFilter
-from vaultgraph.services.pagination import decode_cursor, encode_cursor, page_size
+from vaultgraph.services.pagination import encode_cursor, page_size, timestamp_cursor
 
 # A request asking for more connections per note than this reads them the usual way (a statement grows with them).
 MAX_ASKS = 4
@@ -108,7 +108,7 @@ class WholeReads:
     ) -> tuple[Page[Note], dict[str, list[ConnectionAnswer | None]]]:
         """`NoteService.page` (the same page, total and errors), with the asked connections of every note."""
         limit = page_size(first, self.max_page_size)
-        after_ts, after_id = decode_cursor(after, 2) if after else (None, None)
+        after_ts, after_id = timestamp_cursor(after)
         parts, params, limits = self._plan(principal, asks)
         params.update({
             "tenant": principal.tenant_id, "ownerKeys": principal.visible_owner_keys(),

@@ -2,8 +2,10 @@
 
 By SHA-256: an unchanged file costs a read and a hash; a changed one gets its new hash and is queued for
 enrichment; a new one is registered as it is (the file is not rewritten); a document whose file is gone is deleted
-as for a hard delete (inbound links become ghosts). Ownership comes from the path: `agents/<key>/…` is that agent's,
-`teams/<id>/…` that team's, anything else shared. One scan at a time per tenant.
+as for a hard delete (inbound links become ghosts). Ownership comes from the path alone (`workspace.layout`):
+`agents/<key>/…` is that agent's, `teams/<id>/…` that team's, anything else shared, whoever wrote the file; a file in
+a reserved folder that names no owner is skipped. One scan at a time per tenant, in all processes together: a
+lease in Neo4j with an expiry (graph/workspace_sync.py), so two replicas never scan one workspace at once.
 
 `sync_paths` does the same for a few named paths (the watcher's settled batch of changes) without walking the tree;
 a scan and a batch of the same tenant never run at once (one lock per tenant), so neither sees the other half done.
@@ -12,6 +14,9 @@ a scan and a batch of the same tenant never run at once (one lock per tenant), s
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
+import socket
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Iterable
@@ -22,7 +27,7 @@ from pathlib import Path, PurePosixPath
 import structlog
 
 from vaultgraph import file_walk
-from vaultgraph.domain import Document, Owner, Principal, Scope
+from vaultgraph.domain import Document, Principal
 from vaultgraph.errors import AppError, Conflict, Forbidden, InvalidInput
 from vaultgraph.events import EventBus, WorkspaceScanProgress
 from vaultgraph.file_walk import walk_files
@@ -30,10 +35,12 @@ from vaultgraph.graph import workspace_sync as cypher
 from vaultgraph.graph.session import Graph
 from vaultgraph.services.documents import DocumentService
 from vaultgraph.services.links import LinkService
-from vaultgraph.workspace import Workspace, check_key, normalize_path, sha256_hex
+from vaultgraph.workspace import Workspace, check_key, normalize_path, owner_of_place, place_of, sha256_hex
+from vaultgraph.workspace.formats import decode_text, is_text_name, not_text_reason
 
 log = structlog.get_logger(__name__)
 
+SCAN_LEASE_MS = 60_000  # a dead process frees its tenant's scan after this; a live one renews at a third of it
 PROGRESS_EVERY_SECONDS = 0.25  # progress events while a scan runs, at most four a second (plus the last)
 DocumentHook = Callable[[Document], Awaitable[None]]
 
@@ -50,29 +57,6 @@ class ScanReport:
     removed: list[str] = field(default_factory=list)
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (tenant-relative path, why)
     done: bool = False
-
-
-def owner_from_path(relative: str) -> tuple[Owner, str]:
-    """The owner a tenant-relative path implies, and the document's path inside that owner's space."""
-    parts = PurePosixPath(relative).parts
-    if len(parts) >= 3 and parts[0] == "agents":
-        return Owner(Scope.PERSONAL, agent_id=check_key(parts[1], "agentId")), normalize_path("/".join(parts[2:]))
-    if len(parts) >= 3 and parts[0] == "teams":
-        return Owner(Scope.TEAM, team_id=check_key(parts[1], "teamId")), normalize_path("/".join(parts[2:]))
-    return Owner(Scope.SHARED), normalize_path(relative)
-
-
-def _relative(owner: Owner, path: str) -> str:
-    if owner.scope is Scope.PERSONAL:
-        return f"agents/{owner.agent_id}/{path}"
-    if owner.scope is Scope.TEAM:
-        return f"teams/{owner.team_id}/{path}"
-    return path
-
-
-def _ignored(parts: tuple[str, ...]) -> bool:
-    """What a walk never enters: hidden files and folders, `.git`, `node_modules` and the other skipped folders."""
-    return any(part.startswith(".") or part in file_walk.SKIPPED_DIRS for part in parts)
 
 
 @dataclass
@@ -99,7 +83,7 @@ def _sort_out(root: Path, relatives: Iterable[str]) -> _Batch:
             batch.skipped.append((raw, exc.message))
             continue
         parts = PurePosixPath(relative).parts
-        if _ignored(parts):
+        if any(file_walk.skipped_name(part) for part in parts):
             continue
         target, linked = root, False
         for part in parts:
@@ -145,19 +129,17 @@ def _sort_out(root: Path, relatives: Iterable[str]) -> _Batch:
     return batch
 
 
-def _text(data: bytes) -> str | None:
-    """The file as text, or None when it is binary (a NUL byte) or not UTF-8."""
-    if b"\x00" in data[:8192]:
-        return None
+def _place(document: Document) -> str | None:
+    """The document's tenant-relative place, or None when its path is not a place of its owner."""
     try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
+        return place_of(document.owner, document.path)
+    except InvalidInput:
         return None
 
 
 class WorkspaceSync:
     def __init__(self, graph: Graph, workspace: Workspace, documents: DocumentService, links: LinkService,
-                 bus: EventBus, on_changed: DocumentHook | None = None) -> None:
+                 bus: EventBus, on_changed: DocumentHook | None = None, lease_ms: int = SCAN_LEASE_MS) -> None:
         self.graph = graph
         self.workspace = workspace
         self.documents = documents
@@ -165,24 +147,28 @@ class WorkspaceSync:
         self.bus = bus
         # Called with each document whose file changed (the composition root passes EnrichmentService.enqueue).
         self.on_changed = on_changed
-        self._running: dict[str, str] = {}  # tenant → id of its running scan
+        self.lease_ms = lease_ms
+        self.holder = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"  # for whoever reads the lease
         self._locks: dict[str, asyncio.Lock] = {}  # tenant → held by its scan or by a watcher batch
 
     def _lock(self, tenant_id: str) -> asyncio.Lock:
         return self._locks.setdefault(tenant_id, asyncio.Lock())
 
-    def running_scan(self, tenant_id: str) -> str | None:
-        return self._running.get(tenant_id)
+    async def running_scan(self, tenant_id: str) -> str | None:
+        """The id of the tenant's scan running now in any process (its lease is live), or None."""
+        return await self.graph.read(cypher.running_scan, check_key(tenant_id, "tenant"))
 
-    def start(self, tenant_id: str) -> ScanReport:
-        """Claim the tenant's one scan slot (CONFLICT naming the running scan otherwise); run it with `run`."""
+    async def start(self, tenant_id: str) -> ScanReport:
+        """Claim the tenant's one scan lease, shared by every process on this Neo4j (CONFLICT naming the running
+        scan otherwise); run the scan with `run`, which renews the lease while it works and releases it at the end.
+        A process that dies mid-scan stops renewing: its lease expires after `lease_ms` and frees the tenant."""
         check_key(tenant_id, "tenant")
-        running = self._running.get(tenant_id)
-        if running is not None:
-            raise Conflict(f"scan {running} of this workspace is still running; wait for it to finish",
-                           scanId=running)
         report = ScanReport(scan_id=f"scan_{uuid.uuid4().hex[:16]}", tenant_id=tenant_id)
-        self._running[tenant_id] = report.scan_id
+        claim = await self.graph.write(cypher.claim_scan_lease, tenant_id, report.scan_id, self.holder,
+                                       self.lease_ms)
+        if not claim.claimed:
+            raise Conflict(f"scan {claim.scan_id} of this workspace is still running; wait for it to finish",
+                           scanId=claim.scan_id)
         return report
 
     async def rescan(self, principal: Principal) -> ScanReport:
@@ -193,22 +179,41 @@ class WorkspaceSync:
 
     async def scan(self, tenant_id: str) -> ScanReport:
         """Claim the slot and run the scan to its end."""
-        return await self.run(self.start(tenant_id))
+        return await self.run(await self.start(tenant_id))
 
     async def run(self, report: ScanReport) -> ScanReport:
         tenant = report.tenant_id
         started = time.monotonic()
+        renewing = asyncio.create_task(self._renew(report), name=f"scan-lease-{report.scan_id}")
         try:
             async with self._lock(tenant):
                 await self._walk_and_sync(report)
         finally:
+            renewing.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await renewing
             report.done = True
-            self._running.pop(tenant, None)
+            try:
+                await self.graph.write(cypher.release_scan_lease, tenant, report.scan_id)
+            except Exception:  # the scan's own outcome is what the caller needs; the lease expires by itself
+                log.exception("scan lease release failed", tenant=tenant, scan=report.scan_id)
             await self._publish(report, None)
         log.info("workspace scanned", tenant=tenant, scan=report.scan_id, seen=report.seen, new=len(report.new),
                  changed=len(report.changed), removed=len(report.removed), skipped=len(report.skipped),
                  seconds=round(time.monotonic() - started, 3))
         return report
+
+    async def _renew(self, report: ScanReport) -> None:
+        """Keep the lease while the scan runs: renewed at a third of its length, so one slow renewal never loses it."""
+        while True:
+            await asyncio.sleep(self.lease_ms / 3000)
+            try:
+                if not await self.graph.write(cypher.renew_scan_lease, report.tenant_id, report.scan_id,
+                                              self.lease_ms):
+                    log.warning("scan lease lost", tenant=report.tenant_id, scan=report.scan_id)
+                    return
+            except Exception:  # Neo4j away for a moment: try again at the next tick, the lease may still hold
+                log.exception("scan lease renewal failed", tenant=report.tenant_id, scan=report.scan_id)
 
     async def _walk_and_sync(self, report: ScanReport) -> None:
         tenant = report.tenant_id
@@ -246,7 +251,7 @@ class WorkspaceSync:
             places: dict[tuple[str, str], str] = {}
             for relative in [r for r, _ in batch.files] + batch.gone:
                 try:
-                    owner, path = owner_from_path(relative)
+                    owner, path = owner_of_place(relative)
                 except InvalidInput:
                     continue  # a file here is skipped with why by _sync_one; a path gone had no document
                 places[(owner.key, path)] = relative
@@ -264,8 +269,8 @@ class WorkspaceSync:
             unmatched = [relative for relative in batch.gone if relative not in matched]
             if unmatched:  # maybe a folder: every document under it whose file is gone
                 for document in await self.graph.read(cypher.tenant_documents, tenant_id):
-                    relative = _relative(document.owner, document.path)
-                    if any(not r or relative.startswith(f"{r}/") for r in unmatched):
+                    place = _place(document)
+                    if place is not None and any(not r or place.startswith(f"{r}/") for r in unmatched):
                         gone[(document.owner.key, document.path)] = document
             try:
                 await self._remove_missing(report, gone)
@@ -279,7 +284,7 @@ class WorkspaceSync:
     async def _sync_one(self, report: ScanReport, known: dict[tuple[str, str], Document], relative: str,
                         file: Path) -> None:
         try:
-            owner, path = owner_from_path(relative)
+            owner, path = owner_of_place(relative)
         except InvalidInput as exc:
             report.skipped.append((relative, exc.message))
             return
@@ -298,9 +303,12 @@ class WorkspaceSync:
         if document is not None and document.content_hash == digest:
             report.unchanged += 1
             return
-        text = _text(data)
+        text = decode_text(data)
         if text is None:
             report.skipped.append((relative, "binary or not UTF-8 text"))
+            return
+        if document is None and not is_text_name(path):  # the same rule as createDocument and uploads
+            report.skipped.append((relative, not_text_reason(path)))
             return
         try:
             if document is None:
@@ -320,11 +328,16 @@ class WorkspaceSync:
         """Documents the walk did not see whose file is really gone (not merely hidden or skipped)."""
         principal = Principal(report.tenant_id, sees_all_scopes=True)
         for document in known.values():
+            relative = _place(document)
+            if relative is None:  # stored before the layout rule held: its place is another owner's file
+                report.skipped.append((document.path, f"document {document.id} of {document.owner.key} is at a "
+                                                      "path reserved for another owner; delete it"))
+                continue
             target = self.workspace.file_for(report.tenant_id, document.owner, document.path)
             if await asyncio.to_thread(target.exists):
                 continue
             await self.links.hard_delete(principal, document)
-            report.removed.append(_relative(document.owner, document.path))
+            report.removed.append(relative)
 
     async def _publish(self, report: ScanReport, current: str | None) -> None:
         await self.bus.publish(WorkspaceScanProgress(

@@ -62,7 +62,7 @@ def _tenant_paths(root: Path, changes: Iterable[tuple[Change, str]]) -> dict[str
 
 
 def _hidden(parts: tuple[str, ...]) -> bool:
-    return any(part.startswith(".") or part in file_walk.SKIPPED_DIRS for part in parts)
+    return any(file_walk.skipped_name(part) for part in parts)
 
 
 class WorkspaceWatcher:

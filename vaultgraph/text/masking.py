@@ -11,6 +11,9 @@ import re
 from bisect import bisect_left
 
 MASK = "\x00"
+# A NUL the source itself holds stands in the scan as U+FFFD (also not whitespace, also no markup), so every MASK in
+# the scan is a masked region: a literal NUL inside a code span would otherwise read as the span crossing one.
+_LITERAL_MASK = "\ufffd"
 
 _FENCE_OPEN = re.compile(r"[ \t]*(?:>[ \t]*)*(?P<fence>`{3,}|~{3,})(?P<info>[^\n]*)")
 _BLANK_LINE = re.compile(r"\n[ \t]*(?:\n|$)")
@@ -111,7 +114,7 @@ def _mask_pattern(chars: list[str], pattern: re.Pattern[str]) -> None:
 
 def mask_markup(markdown: str, body_start: int = 0) -> str:
     """Return ``markdown`` with everything before ``body_start``, code, HTML comments and HTML tags masked."""
-    chars = list(markdown)
+    chars = list(markdown.replace(MASK, _LITERAL_MASK))
     _blank(chars, 0, body_start)
     _mask_fences(markdown, chars, body_start)
     _mask_code_spans(chars)

@@ -1,5 +1,7 @@
 """Uploaded files judged by what they hold, not what they are called, and the names they are stored under.
 
+`suffix_of` is re-exported from vaultgraph.workspace.formats, the one rule of which files are text.
+
 Pure functions: the upload service calls them on every file before anything is written.
 """
 
@@ -14,8 +16,12 @@ from pathlib import PurePosixPath
 
 import yaml
 
-# Text formats an upload may carry; `.html` is stored as the text it is (never rendered, never executed).
-SUFFIXES = (".md", ".txt", ".json", ".yaml", ".yml", ".csv", ".tsv", ".html")
+from vaultgraph.workspace.formats import TEXT_SUFFIXES, not_text_reason, suffix_of
+
+__all__ = ["SUFFIXES", "Refused", "check_content", "numbered", "storage_name", "suffix_of"]
+
+# The text formats an upload may carry are those of every other write path (vaultgraph.workspace.formats).
+SUFFIXES = TEXT_SUFFIXES
 MAX_STEM_CHARS = 100
 FALLBACK_STEM = "upload"
 _UNSAFE = re.compile(r"[^\w .()+,=@-]+")  # \w is Unicode: readable names in any script stay readable
@@ -33,11 +39,6 @@ class Refused(Exception):
         super().__init__(reason)
         self.code = code
         self.reason = reason
-
-
-def suffix_of(filename: str) -> str:
-    """The lower-cased suffix of the client's name, judged on its last path segment."""
-    return PurePosixPath(filename.replace("\\", "/")).suffix.lower()
 
 
 def storage_name(filename: str) -> str:
@@ -65,8 +66,7 @@ def numbered(name: str, n: int) -> str:
 def check_content(suffix: str, data: bytes) -> str:
     """The file's text when its content is what its suffix says; raises Refused (UNSUPPORTED_FORMAT) otherwise."""
     if suffix not in SUFFIXES:
-        allowed = " ".join(SUFFIXES)
-        raise Refused("UNSUPPORTED_FORMAT", f"{suffix or 'no suffix'} is not an accepted format; use one of {allowed}")
+        raise Refused("UNSUPPORTED_FORMAT", not_text_reason(f"x{suffix}"))
     if b"\x00" in data:
         raise Refused("UNSUPPORTED_FORMAT", "binary content (a NUL byte), not text")
     try:

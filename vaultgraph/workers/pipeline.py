@@ -25,6 +25,7 @@ from vaultgraph.events import DocumentStageChanged, EventBus
 from vaultgraph.graph import enrichment as cypher
 from vaultgraph.graph.session import Graph
 from vaultgraph.models import ModelClient, ModelError
+from vaultgraph.services.taxonomy import Taxonomy, load_taxonomy
 from vaultgraph.services.wikilink_sync import sync_wikilinks
 from vaultgraph.text.wikilinks import parse
 from vaultgraph.workers.classify import NO_CHAT_DETAIL, LinkClassifier
@@ -32,7 +33,6 @@ from vaultgraph.workers.jobs import Job, Outcome, Result, active
 from vaultgraph.workers.prepare import read_for_enrichment
 from vaultgraph.workers.prompts import embedding_text
 from vaultgraph.workers.summarize import Summarizer
-from vaultgraph.workers.taxonomy import Taxonomy, load_taxonomy
 from vaultgraph.workspace import Workspace, check_key
 
 log = structlog.get_logger(__name__)

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 
-from vaultgraph.workers.taxonomy import Category
+from vaultgraph.services.taxonomy import Category
 
 # GoClaw's budget: a document contributes at most this many characters to a summary prompt.
 SUMMARY_INPUT_CHARS = 3000

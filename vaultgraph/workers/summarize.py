@@ -10,10 +10,10 @@ from __future__ import annotations
 import structlog
 
 from vaultgraph.models import ModelClient, ModelRequestRejected, ModelResponseInvalid
+from vaultgraph.services.taxonomy import Taxonomy
 from vaultgraph.workers.extractive import extractive_summary
 from vaultgraph.workers.jobs import Job
 from vaultgraph.workers.prompts import InvalidAnswer, SummaryInput, SummaryItem, parse_summaries, summarize_prompt
-from vaultgraph.workers.taxonomy import Taxonomy
 
 log = structlog.get_logger(__name__)
 

@@ -1,0 +1,114 @@
+"""What a vault file says about its note beyond its body: the `vaultgraph:` frontmatter key an export adds, and the
+plain properties Obsidian users write (`kind`, `date`, `pinned`).
+
+An export adds one `vaultgraph:` mapping as the first key of the frontmatter (making one when the body has none),
+holding only what the file would not otherwise give back: the title when the file name cannot carry it, the slug
+when the path would make another, kind, date and pinned when the body's own properties say otherwise, when it was
+archived, and its typed (non-wikilink) links. Import takes those lines out again, so the note's body comes back
+byte for byte; the key wins over the plain properties, which win over the defaults.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date
+from typing import Any
+
+import yaml  # type: ignore[import-untyped,unused-ignore]  # PyYAML ships no stubs; types-PyYAML is optional
+
+from vaultgraph.errors import InvalidInput
+from vaultgraph.services.notes import frontmatter_properties
+from vaultgraph.text.frontmatter import find_frontmatter
+
+KEY = "vaultgraph"
+_KEY_LINE = re.compile(rf"^{KEY}:[^\n]*(?:\n|\Z)", re.MULTILINE)
+_CONTINUATION = re.compile(r"(?:[ \t][^\n]*(?:\n|\Z))*")
+
+
+def add_block(body: str, meta: dict[str, Any]) -> str:
+    """`body` with `meta` as the `vaultgraph:` key of its frontmatter (the body itself when `meta` is empty and the
+    body holds no such key of its own, which import would otherwise take for the export's)."""
+    span = find_frontmatter(body)
+    if not meta and (span is None or _KEY_LINE.search(body, span.yaml_start, span.yaml_end) is None):
+        return body
+    block = yaml.safe_dump({KEY: meta}, sort_keys=False, allow_unicode=True, width=10_000)
+    if span is None or span.yaml_start == span.yaml_end:
+        # A frontmatter of its own (before an empty one), which import drops again whole.
+        return f"---\n{block}---\n{body}"
+    return body[: span.yaml_start] + block + body[span.yaml_start :]
+
+
+def split_block(text: str) -> tuple[str, dict[str, Any]]:
+    """The body without the `vaultgraph:` key an export added, and that key's mapping ({} when there is none).
+    INVALID_INPUT when the key's lines are not YAML."""
+    span = find_frontmatter(text)
+    if span is None:
+        return text, {}
+    found = _KEY_LINE.search(text, span.yaml_start, span.yaml_end)
+    if found is None:
+        return text, {}
+    rest = _CONTINUATION.match(text, found.end())
+    end = min(rest.end() if rest else found.end(), span.yaml_end)
+    try:
+        # TODO(text-parse): use text/frontmatter's one parser (and catch its FrontmatterError) once it lands.
+        loaded = yaml.safe_load(text[found.start() : end])
+    except (yaml.YAMLError, RecursionError) as exc:
+        raise InvalidInput("body", f"the {KEY} frontmatter key is not valid YAML: {exc}".splitlines()[0]) from exc
+    meta = loaded.get(KEY) if isinstance(loaded, dict) else None
+    if not isinstance(meta, dict):
+        return text, {}  # a property of the author's that happens to share the name: part of the body
+    body = text[: found.start()] + text[end:]
+    remaining = find_frontmatter(body)
+    if remaining is not None and remaining.yaml_start == remaining.yaml_end and remaining.yaml_start == span.yaml_start:
+        body = body[remaining.end :]  # the export made this frontmatter for the key alone
+    return body, meta
+
+
+def _as_date(value: object) -> date | None:
+    if isinstance(value, date):
+        return value
+    if isinstance(value, str):
+        try:
+            return date.fromisoformat(value.strip()[:10])
+        except ValueError:
+            return None
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class Stated:
+    """What a file states about its note; None where it says nothing (a new note takes the default, an existing
+    one keeps its value)."""
+
+    kind: str | None = None
+    note_date: date | None = None
+    dated: bool = False  # whether `note_date` is stated (a stated null clears the note's date)
+    pinned: bool | None = None
+    title: str | None = None
+    slug: str | None = None
+    archived: bool | None = None
+
+
+def from_properties(props: dict[str, Any]) -> Stated:
+    """What a note's own frontmatter properties say: `kind` (a string), `date` (an ISO date), `pinned` (a boolean)."""
+    kind, pinned, day = props.get("kind"), props.get("pinned"), _as_date(props.get("date"))
+    return Stated(kind=kind.strip() if isinstance(kind, str) and kind.strip() else None, note_date=day,
+                  dated=day is not None, pinned=pinned if isinstance(pinned, bool) else None)
+
+
+def stated(body: str, meta: dict[str, Any]) -> Stated:
+    """The block over the body's properties. INVALID_INPUT for frontmatter that is not YAML (the save would refuse
+    it too)."""
+    base = from_properties(frontmatter_properties(body))
+    kind, title, slug = meta.get("kind"), meta.get("title"), meta.get("slug")
+    pinned, archived = meta.get("pinned"), meta.get("archived")
+    return Stated(
+        kind=kind if isinstance(kind, str) and kind.strip() else base.kind,
+        note_date=_as_date(meta["date"]) if "date" in meta else base.note_date,
+        dated="date" in meta or base.dated,
+        pinned=pinned if isinstance(pinned, bool) else base.pinned,
+        title=title if isinstance(title, str) and title.strip() else None,
+        slug=slug if isinstance(slug, str) and slug.strip() else None,
+        archived=bool(archived) if "archived" in meta else None,
+    )
