@@ -23,10 +23,10 @@ from tests.support.server import RunningServer
 
 # `Link.key` (the resolution key, issue 18) is not in the schema on main yet; links-core adds it. Until then the key
 # is read as the slug of `ref`, which is what `ref` holds on main. The lead flips this after merging links-core.
-KEY_FIELD = False
+KEY_FIELD = True
 # `saveNote(…, rewriteLinks:)` (issue 18 item 10) comes with notes-writes; without it a rename is sent with the
 # default (rewrite). The lead flips this after merging notes-writes.
-REWRITE_LINKS_ARGUMENT = False
+REWRITE_LINKS_ARGUMENT = True
 # Issue 18 item 7: everything the schema exposes survives exportVault → importVault, archived notes (archivedAt)
 # included.
 ARCHIVED_NOTES_EXPORTED = True

@@ -94,23 +94,23 @@ async def test_save_note_refuses_a_missing_body_instead_of_blanking_it(server: R
     assert (created["body"], created["kind"], created["pinned"]) == ("", "note", False)
 
 
-async def test_front_matter_sets_kind_date_and_pin(server: RunningServer, tmp_path: Path) -> None:
+async def test_front_matter_sets_kind_date_and_pin(server: RunningServer, workspace_root: Path, tenant: str) -> None:
     body = "---\nkind: meeting\ndate: 2026-06-09\npinned: true\n---\n# Standup\n"
     saved = (await _save(server, title="Standup", body=body))["note"]
     assert (saved["kind"], saved["noteDate"], saved["pinned"]) == ("meeting", "2026-06-09", True)
     explicit = (await _save(server, title="Other", body=body, kind="literature", pinned=False))["note"]
     assert (explicit["kind"], explicit["pinned"]) == ("literature", False)
 
-    vault = tmp_path / "vault"
-    vault.mkdir()
-    (vault / "Retro.md").write_text("---\nkind: meeting\nnoteDate: 2026-07-01\n---\nWhat went well.\n")
+    vault = workspace_root / "vaults" / tenant / "in"  # the API reads and writes vaults under the data folder only
+    vault.mkdir(parents=True)
+    (vault / "Retro.md").write_text("---\nkind: meeting\ndate: 2026-07-01\n---\nWhat went well.\n")
     report = await server.data('mutation($p: String!) { importVault(path: $p) { created } }', {"p": str(vault)})
     assert report["importVault"]["created"] == ["Retro.md"]
     imported = (await server.data('{ note(slug: "retro") { kind noteDate } }'))["note"]
     assert imported == {"kind": "meeting", "noteDate": "2026-07-01"}
 
 
-async def test_rename_rewrites_the_links_to_it(server: RunningServer, tmp_path: Path) -> None:
+async def test_rename_rewrites_the_links_to_it(server: RunningServer, workspace_root: Path, tenant: str) -> None:
     target = (await _save(server, title="Old Name", body="Back to [[Old Name#Top]], [[#Top]]."))["note"]
     other = (await _save(server, title="Other"))["note"]
     one_body = ("See [[Old Name#H|alias]], ![[old name]] and [[Other]].\n"
@@ -138,7 +138,7 @@ async def test_rename_rewrites_the_links_to_it(server: RunningServer, tmp_path: 
     assert sorted(e["node"]["from"]["id"] for e in back) == sorted([target["id"], one["id"], two["id"]])
 
     # The export holds the new names, so a re-import binds them all again.
-    out = tmp_path / "out"
+    out = workspace_root / "vaults" / tenant / "out"
     await server.data('mutation($p: String!) { exportVault(path: $p) { written } }', {"p": str(out)})
     exported = "\n".join(path.read_text() for path in out.rglob("*.md"))
     assert "[[New Name#H|alias]]" in exported and "[[Old Name#H|alias]]" not in exported

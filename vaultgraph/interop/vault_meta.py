@@ -18,7 +18,7 @@ from typing import Any
 import yaml  # type: ignore[import-untyped,unused-ignore]  # PyYAML ships no stubs; types-PyYAML is optional
 
 from vaultgraph.errors import InvalidInput
-from vaultgraph.services.note_drafts import note_frontmatter
+from vaultgraph.services.note_drafts import frontmatter_properties
 from vaultgraph.text.frontmatter import find_frontmatter
 
 KEY = "vaultgraph"
@@ -100,7 +100,7 @@ def from_properties(props: dict[str, Any]) -> Stated:
 def stated(body: str, meta: dict[str, Any]) -> Stated:
     """The block over the body's properties. INVALID_INPUT for frontmatter that is not YAML (the save would refuse
     it too)."""
-    base = from_properties(note_frontmatter(body))
+    base = from_properties(frontmatter_properties(body))
     kind, title, slug = meta.get("kind"), meta.get("title"), meta.get("slug")
     pinned, archived = meta.get("pinned"), meta.get("archived")
     return Stated(

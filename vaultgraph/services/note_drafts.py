@@ -116,7 +116,7 @@ def frontmatter_fields(metadata: dict[str, Any]) -> dict[str, Any]:
     return fields
 
 
-def note_frontmatter(body: str) -> dict[str, Any]:
+def frontmatter_properties(body: str) -> dict[str, Any]:
     """The body's frontmatter properties; INVALID_INPUT on `body`, with the line (`extensions.line`), if unreadable."""
     try:
         return parse_frontmatter(body)

@@ -30,8 +30,8 @@ from vaultgraph.services.note_drafts import (
     NotePatch,
     SaveResult,
     frontmatter_fields,
+    frontmatter_properties,
     is_kind,
-    note_frontmatter,
 )
 from vaultgraph.services.note_renames import follow_rename
 from vaultgraph.services.pagination import encode_cursor, page_size, timestamp_cursor
@@ -43,7 +43,7 @@ from vaultgraph.workspace import sha256_hex
 
 # The drafts and results are this module's API too (callers import them from here).
 __all__ = ["KEEP", "DayField", "Keep", "NoteDraft", "NoteFilter", "NotePatch", "NoteService", "SaveResult",
-           "note_frontmatter"]
+           "frontmatter_properties"]
 
 MAX_BODY_BYTES = 5 * 1024 * 1024
 MAX_TITLE_LENGTH = 500
@@ -139,7 +139,7 @@ class NoteService:
         except ValueError as exc:
             raise InvalidInput("slug" if draft.slug else "title", str(exc)) from exc
         parsed = parse(body)
-        metadata = note_frontmatter(body)
+        metadata = frontmatter_properties(body)
         props: dict[str, Any] = {
             "slug": slug, "slugName": slug.rsplit("/", 1)[-1], "title": title, "titleLower": title.casefold(),
             "body": body, "bodySha256": sha256_hex(body.encode()), "frontmatter": json.dumps(metadata),

@@ -31,7 +31,7 @@ from vaultgraph.services.fusion import ChannelHit, ChannelScore, FusionMethod, f
 from vaultgraph.services.indexing import strip_frontmatter
 from vaultgraph.text.lucene import fallback_keywords, fulltext_query, query_terms
 from vaultgraph.text.snippets import Snippet, make_snippet
-from vaultgraph.workspace.formats import DOC_TYPES_BY_SUFFIX
+from vaultgraph.workspace.formats import DOC_TYPES_BY_SUFFIX, FALLBACK_DOC_TYPE
 
 log = structlog.get_logger(__name__)
 T = TypeVar("T")
@@ -46,7 +46,8 @@ GRAPH_HOP_DECAY = 0.5  # an item reached by a link scores half the hit that led 
 ITEM_LABELS = {"document": "Document", "note": "Note"}
 # Types a filter may name before any item has them: the note kinds of the design and the document types given by
 # a file suffix. Any other name must be the kind or document type of an item the caller can see.
-STANDARD_TYPES = frozenset({"note", "daily", "moc", "literature", "meeting", "text", *DOC_TYPES_BY_SUFFIX.values()})
+STANDARD_TYPES = frozenset({"note", "daily", "moc", "literature", "meeting", FALLBACK_DOC_TYPE,
+                            *DOC_TYPES_BY_SUFFIX.values()})
 
 
 class SearchMode(enum.Enum):
