@@ -16,7 +16,15 @@ from vaultgraph.graph import whole_reads
 from vaultgraph.graph.records import link_from_record
 from vaultgraph.graph.session import Graph
 from vaultgraph.services.pagination import encode_cursor, page_size, timestamp_cursor
-from vaultgraph.services.wikilink_sync import body_keys, canonical_ref, item_key, key_in, resolve_refs
+from vaultgraph.services.wikilink_sync import (
+    body_keys,
+    canonical_ref,
+    item_key,
+    item_name,
+    key_in,
+    rebind_ghosts,
+    resolve_refs,
+)
 from vaultgraph.text.wikilinks import parse
 from vaultgraph.workspace import Workspace
 
@@ -291,12 +299,14 @@ class LinkService:
         return GraphView([root, *(r.item for r in reached)], edges, truncated, reached, total > len(edges), total)
 
     async def hard_delete(self, principal: Principal, item: Item) -> None:
-        """Remove the item, its chunks and outbound edges; inbound edges turn back into ghosts."""
-        await self.graph.write(self._hard_delete_tx, principal.tenant_id, item.id)
+        """Remove the item, its chunks and outbound edges; inbound edges turn back into ghosts, and those whose key
+        still names another item bind to it."""
+        await self.graph.write(self._hard_delete_tx, principal.tenant_id, item.id, item_name(item))
         if isinstance(item, Document):
             await self.workspace.remove(self.workspace.file_for(principal.tenant_id, item.owner, item.path))
 
     @staticmethod
-    async def _hard_delete_tx(tx: Any, tenant: str, item_id: str) -> None:
+    async def _hard_delete_tx(tx: Any, tenant: str, item_id: str, name: str) -> None:
         await (await tx.run(cypher.UNBIND_INBOUND, tenant=tenant, id=item_id)).consume()
         await (await tx.run(cypher.DELETE_ITEM, tenant=tenant, id=item_id)).consume()
+        await rebind_ghosts(tx, tenant, [name])

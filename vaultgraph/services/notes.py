@@ -208,6 +208,11 @@ class NoteService:
                     (owner.key, existing.slug), ("",))[0] == note_id:
                 del holders[(owner.key, existing.slug)]  # a rename frees the old slug for the drafts after it
             holders[key] = (note_id, props["title"])
+            if (existing is not None and existing.vault_path and existing.title != props["title"]
+                    and batch[position].draft.vault_path is None):
+                # Renamed: the file it was imported from no longer names it. As Obsidian renames the file, an
+                # export names it by its new title, in its slug's folders (interop/names.py).
+                props = {**props, "vaultPath": None}
             if existing is None:
                 creates.append((position, {"id": note_id, "scope": owner.scope.value, "agentId": owner.agent_id,
                                            "teamId": owner.team_id, "ownerKey": owner.key,

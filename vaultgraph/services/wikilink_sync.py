@@ -174,37 +174,52 @@ async def resolve_refs(tx: AsyncManagedTransaction, item: Item, keys: list[str])
     return {key: target.id for key, target in found.items()}
 
 
+async def _named(
+    tx: AsyncManagedTransaction, tenant: str, asks: Iterable[tuple[str, tuple[str, ...]]]
+) -> dict[tuple[str, tuple[str, ...]], list[_Target]]:
+    """The items each (name, owners) names: one statement for all of them, the same ask asked once."""
+    unique = list(dict.fromkeys(asks))
+    hits: dict[int, list[_Target]] = {}
+    if unique:
+        rows = [{"name": name, "owners": list(owners)} for name, owners in unique]
+        for hit in await cypher.link_targets(tx, tenant, rows):
+            hits.setdefault(hit["i"], []).append(_Target(hit["id"], hit["isNote"], hit["path"], hit["ownerKey"]))
+    return {ask: hits.get(i, []) for i, ask in enumerate(unique)}
+
+
 async def _resolve(
     tx: AsyncManagedTransaction, wants: Sequence[tuple[Item, list[str]]]
 ) -> list[dict[str, _Target]]:
-    """For each (item, keys) of one tenant: key → the best-ranked item it names. One statement for the whole list;
-    the same name asked in the same owners is asked once."""
+    """For each (item, keys) of one tenant: key → the best-ranked item it names. One statement for the whole list."""
     if not wants:
         return []
-    tenant = wants[0][0].tenant_id
-    rows: list[dict[str, Any]] = []
-    index: dict[tuple[str, tuple[str, ...]], int] = {}
-    for item, keys in wants:
-        owners = tuple(target_owners(item))
-        for key in keys:
-            ask = (key_name(key), owners)
-            if ask not in index:
-                index[ask] = len(rows)
-                rows.append({"name": ask[0], "owners": list(owners)})
-    hits: dict[int, list[_Target]] = {}
-    if rows:
-        for hit in await cypher.link_targets(tx, tenant, rows):
-            hits.setdefault(hit["i"], []).append(_Target(hit["id"], hit["isNote"], hit["path"], hit["ownerKey"]))
+    sources = [(item, _as_source(item), keys) for item, keys in wants]
+    named = await _named(tx, wants[0][0].tenant_id,
+                         ((key_name(key), source.owners) for _, source, keys in sources for key in keys))
     found: list[dict[str, _Target]] = []
-    for item, keys in wants:
-        source = _as_source(item)
+    for _, source, keys in sources:
         targets: dict[str, _Target] = {}
         for key in keys:
-            best = _best(key, source, hits.get(index[(key_name(key), source.owners)], []))
+            best = _best(key, source, named[(key_name(key), source.owners)])
             if best is not None:
                 targets[key] = best
         found.append(targets)
     return found
+
+
+async def rebind_ghosts(tx: AsyncManagedTransaction, tenant: str, names: list[str]) -> None:
+    """Ghost edges of these names go to the best item each key still names: after a hard delete, a `[[Beta]]` falls
+    to the next note called Beta, as saving the same bodies without the deleted item would bind it."""
+    ghosts = [(row, _source_of(row)) for row in await cypher.ghost_edges_naming(tx, tenant, names)]
+    named = await _named(tx, tenant, ((key_name(row["key"]), source.owners) for row, source in ghosts))
+    moves = []
+    for row, source in ghosts:
+        best = _best(row["key"], source, named[(key_name(row["key"]), source.owners)])
+        if best is not None:
+            moves.append({"sourceId": row["sourceId"], "linkId": row["linkId"], "targetId": best.id,
+                          "reclaim": False})
+    if moves:
+        await cypher.move_edges(tx, WriteCount(), tenant, moves)
 
 
 async def _bindings(
