@@ -47,6 +47,15 @@ async def api(settings: Settings) -> AsyncIterator[RunningServer]:
         yield running
 
 
+@pytest.fixture
+def vault_root(workspace_root: Path) -> Path:
+    """A fresh folder under the server's data directory, the only place a development server lets the API import
+    from and export to (unless VAULTGRAPH_VAULT_DIRS says more)."""
+    root = workspace_root / "vaults" / uuid.uuid4().hex
+    root.mkdir(parents=True)
+    return root
+
+
 class Tenant:
     """One tenant of the module's server, every call with its header."""
 
@@ -115,10 +124,10 @@ def files(root: Path) -> set[str]:
 
 
 async def test_export_then_import_into_a_fresh_tenant_gives_everything_back(
-    api: RunningServer, tmp_path: Path
+    api: RunningServer, vault_root: Path
 ) -> None:
     mine, fresh = Tenant(api), Tenant(api)
-    source = tmp_path / "source"
+    source = vault_root / "source"
     (source / "assets").mkdir(parents=True)
     (source / "assets" / "diagram.png").write_bytes(PNG)
     assert (await mine.import_(source))["attachments"] == ["assets/diagram.png"]
@@ -138,7 +147,7 @@ async def test_export_then_import_into_a_fresh_tenant_gives_everything_back(
     await mine.link(**{"from": design, "to": (await mine.data(
         '{ document(path: "docs/spec.md") { id } }'))["document"]["id"], "type": "REFERENCES", "confidence": 0.5})
 
-    out = tmp_path / "out"
+    out = vault_root / "out"
     exported = await mine.export(out)
     assert exported["skipped"] == [] and exported["renamed"] == []
     assert sorted(exported["attachments"]) == ["assets/diagram.png", "docs/spec.md"]
@@ -156,7 +165,7 @@ async def test_export_then_import_into_a_fresh_tenant_gives_everything_back(
     assert _freeze(docs_after["documents"]["nodes"]) == _freeze(docs_before["documents"]["nodes"])
 
     # Again: the same files, byte for byte, and importing them over the imported tenant changes nothing.
-    again = tmp_path / "again"
+    again = vault_root / "again"
     await fresh.export(again)
     assert files(again) == files(out)
     assert all((again / f).read_bytes() == (out / f).read_bytes() for f in files(out))
@@ -165,7 +174,7 @@ async def test_export_then_import_into_a_fresh_tenant_gives_everything_back(
     assert len(second["unchanged"]) == second["files"] == len(files(out))
 
 
-async def test_canvas_file_nodes_name_the_files_an_export_writes(api: RunningServer, tmp_path: Path) -> None:
+async def test_canvas_file_nodes_name_the_files_an_export_writes(api: RunningServer, vault_root: Path) -> None:
     mine = Tenant(api)
     plan = await mine.note(title="Plan", body="[[Design]] and [[docs/spec]]\n")
     await mine.note(title="Design", slug="projects/design", body="")
@@ -175,19 +184,19 @@ async def test_canvas_file_nodes_name_the_files_an_export_writes(api: RunningSer
     canvas = (await mine.data(CANVAS, {"id": plan}))["canvas"]
     named = {node["file"] for node in canvas["nodes"]}
     assert named == {"Plan.md", "projects/Design.md", "agents/alice/Ideas.md", "docs/spec.md"}
-    exported = await mine.export(tmp_path / "out")
+    exported = await mine.export(vault_root / "out")
     assert named == {*exported["written"], *exported["attachments"]}
 
 
 async def test_a_shared_and_a_personal_note_with_one_title_keep_their_files_and_scopes(
-    api: RunningServer, tmp_path: Path
+    api: RunningServer, vault_root: Path
 ) -> None:
     mine = Tenant(api)
     await mine.note(title="Plan", body="shared\n")
     await mine.note(title="Plan", slug="plan-v2", body="shared, second\n")
     await mine.note(title="Plan", body="alice's\n", scope="PERSONAL", agentId="alice")
     await mine.note(title="Plan", body="the team's\n", scope="TEAM", teamId="core")
-    out = tmp_path / "out"
+    out = vault_root / "out"
     exported = await mine.export(out)
     assert sorted(exported["written"]) == ["Plan 2.md", "Plan.md", "agents/alice/Plan.md", "teams/core/Plan.md"]
     assert len(exported["renamed"]) == 1 and exported["renamed"][0]["path"] == "Plan.md"
@@ -206,23 +215,23 @@ async def test_a_shared_and_a_personal_note_with_one_title_keep_their_files_and_
     assert all("FORBIDDEN" in s["reason"] for s in report["skipped"])
 
 
-async def test_a_title_with_a_slash_exports_and_imports_stably(api: RunningServer, tmp_path: Path) -> None:
+async def test_a_title_with_a_slash_exports_and_imports_stably(api: RunningServer, vault_root: Path) -> None:
     mine = Tenant(api)
     await mine.note(title="daily/2026-06-09 Notes", body="- one\n")
-    first = await mine.export(tmp_path / "first", EXPORT_WRITTEN)
+    first = await mine.export(vault_root / "first", EXPORT_WRITTEN)
     assert first["written"] == ["daily/2026-06-09 Notes.md"]
-    again = await mine.import_(tmp_path / "first", query=IMPORT_FILES)
+    again = await mine.import_(vault_root / "first", query=IMPORT_FILES)
     assert again["unchanged"] == ["daily/2026-06-09 Notes.md"] and again["created"] == []
     fresh = Tenant(api)
-    await fresh.import_(tmp_path / "first", query=IMPORT_FILES)
+    await fresh.import_(vault_root / "first", query=IMPORT_FILES)
     assert [(n["title"], n["slug"]) for n in await fresh.notes()] == [("daily/2026-06-09 Notes",
                                                                         "daily/2026-06-09-notes")]
-    second = await fresh.export(tmp_path / "second", EXPORT_WRITTEN)
-    assert files(tmp_path / "second") == files(tmp_path / "first") and second["written"] == first["written"]
+    second = await fresh.export(vault_root / "second", EXPORT_WRITTEN)
+    assert files(vault_root / "second") == files(vault_root / "first") and second["written"] == first["written"]
 
 
-async def test_import_honours_kind_date_and_pinned_in_frontmatter(api: RunningServer, tmp_path: Path) -> None:
-    vault = tmp_path / "vault"
+async def test_import_honours_kind_date_and_pinned_in_frontmatter(api: RunningServer, vault_root: Path) -> None:
+    vault = vault_root / "vault"
     vault.mkdir()
     body = "---\nkind: meeting\ndate: 2026-06-09\npinned: true\n---\n# Standup\n"
     (vault / "Standup.md").write_text(body)
@@ -237,13 +246,13 @@ async def test_import_honours_kind_date_and_pinned_in_frontmatter(api: RunningSe
 
 
 async def test_a_nul_in_a_title_is_kept_and_a_file_that_cannot_be_written_is_skipped(
-    api: RunningServer, tmp_path: Path
+    api: RunningServer, vault_root: Path
 ) -> None:
     mine = Tenant(api)
     await mine.note(title="Bad\x00Name", body="x\n")
     await mine.note(title="Good", body="y\n")
     await mine.note(title="Other", body="z\n")
-    out = tmp_path / "out"
+    out = vault_root / "out"
     (out / "Good.md").mkdir(parents=True)  # something in the way of one file
     report = await mine.export(out)
     assert sorted(report["written"]) == ["BadName.md", "Other.md"]
@@ -255,9 +264,9 @@ async def test_a_nul_in_a_title_is_kept_and_a_file_that_cannot_be_written_is_ski
     assert sorted(n["title"] for n in await fresh.notes()) == ["Bad\x00Name", "Other"]
 
 
-async def test_a_nul_in_a_vault_folder_is_invalid_input(api: RunningServer, tmp_path: Path) -> None:
+async def test_a_nul_in_a_vault_folder_is_invalid_input(api: RunningServer, vault_root: Path) -> None:
     mine = Tenant(api)
     for mutation in (IMPORT_FILES, EXPORT_WRITTEN):
-        errors = await mine.errors(mutation, {"path": f"{tmp_path}/in\x00side"})
+        errors = await mine.errors(mutation, {"path": f"{vault_root}/in\x00side"})
         assert errors[0]["extensions"]["code"] == "INVALID_INPUT"
         assert errors[0]["extensions"]["field"] == "path"
