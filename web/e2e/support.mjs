@@ -165,8 +165,14 @@ export class Explorer {
    * @param {number} [timeout]
    */
   async waitHook(fn, arg = null, timeout = WAIT_MS) {
-    await this.page.waitForFunction(
-      `window.__vaultgraph && (${fn})(window.__vaultgraph, ${JSON.stringify(arg)})`, undefined, { timeout });
+    // Polled through page.evaluate (the DevTools protocol, which the page's CSP allows): waitForFunction with a
+    // string predicate compiles it inside the page, which a CSP without 'unsafe-eval' refuses, as it should.
+    const check = `Boolean(window.__vaultgraph && (${fn})(window.__vaultgraph, ${JSON.stringify(arg)}))`;
+    const deadline = Date.now() + timeout;
+    while (!(await this.page.evaluate(check))) {
+      if (Date.now() > deadline) throw new Error(`waitHook: not true after ${timeout} ms: ${fn}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
   }
 
   /**
