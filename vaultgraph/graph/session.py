@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 import neo4j
 from neo4j import AsyncDriver, AsyncGraphDatabase, AsyncManagedTransaction, AsyncSession
 from neo4j.exceptions import AuthError, DriverError, Neo4jError, ServiceUnavailable, SessionExpired
-from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, stop_after_delay, wait_exponential
+from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, stop_before_delay, wait_exponential
 
 from vaultgraph.errors import Unavailable
 
@@ -126,7 +126,7 @@ def _driver_retryable(exc: BaseException) -> bool:
 async def _retried(fn: Callable[..., Awaitable[T]], *args: Any) -> T:
     """`fn(*args)` retried on what the driver calls retryable (a managed transaction's rule) for at most
     MAX_RETRY_SECONDS, waiting 50 ms, then twice as long each time."""
-    retrying = AsyncRetrying(retry=retry_if_exception(_driver_retryable), stop=stop_after_delay(MAX_RETRY_SECONDS),
+    retrying = AsyncRetrying(retry=retry_if_exception(_driver_retryable), stop=stop_before_delay(MAX_RETRY_SECONDS),
                              wait=wait_exponential(multiplier=0.05, max=MAX_RETRY_SECONDS), reraise=True)
     return await retrying(fn, *args)
 

@@ -26,13 +26,35 @@ _KEY_LINE = re.compile(rf"^{KEY}:[^\n]*(?:\n|\Z)", re.MULTILINE)
 _CONTINUATION = re.compile(r"(?:[ \t][^\n]*(?:\n|\Z))*")
 
 
+# Characters YAML reads as line breaks. A string holding one is written double-quoted, where each is an escape
+# (\n, \r, \N, \L, \P): in a plain or single-quoted scalar the last three fold to a space on the way back, and a
+# scalar over several lines would break `split_block`, which takes the key's lines out as lines.
+_LINE_BREAKS = ("\n", "\r", "\x85", "\u2028", "\u2029")
+
+
+class _Dumper(yaml.SafeDumper):
+    pass
+
+
+def _str(dumper: yaml.SafeDumper, data: str) -> yaml.ScalarNode:
+    if any(c in data for c in _LINE_BREAKS):
+        return dumper.represent_scalar("tag:yaml.org,2002:str", data, style='"')
+    return dumper.represent_str(data)
+
+
+_Dumper.add_representer(str, _str)
+
+
 def add_block(body: str, meta: dict[str, Any]) -> str:
     """`body` with `meta` as the `vaultgraph:` key of its frontmatter (the body itself when `meta` is empty and the
     body holds no such key of its own, which import would otherwise take for the export's)."""
     span = find_frontmatter(body)
     if not meta and (span is None or _KEY_LINE.search(body, span.yaml_start, span.yaml_end) is None):
         return body
-    block = yaml.safe_dump({KEY: meta}, sort_keys=False, allow_unicode=True, width=10_000)
+    # One line, a flow mapping: a block over several lines would take the author's indented lines after it (a
+    # frontmatter may start indented) for its own on the way back.
+    flow = yaml.dump(meta, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=1 << 30, default_flow_style=True)
+    block = f"{KEY}: {flow.strip()}\n"
     if span is None or span.yaml_start == span.yaml_end:
         # A frontmatter of its own (before an empty one), which import drops again whole.
         return f"---\n{block}---\n{body}"
@@ -48,8 +70,11 @@ def split_block(text: str) -> tuple[str, dict[str, Any]]:
     found = _KEY_LINE.search(text, span.yaml_start, span.yaml_end)
     if found is None:
         return text, {}
-    rest = _CONTINUATION.match(text, found.end())
-    end = min(rest.end() if rest else found.end(), span.yaml_end)
+    if text[found.start() + len(KEY) + 1 : found.end()].lstrip().startswith("{"):
+        end = min(found.end(), span.yaml_end)  # an export's key: one line, a flow mapping
+    else:
+        rest = _CONTINUATION.match(text, found.end())  # a block mapping over several lines
+        end = min(rest.end() if rest else found.end(), span.yaml_end)
     try:
         # TODO(text-parse): use text/frontmatter's one parser (and catch its FrontmatterError) once it lands.
         loaded = yaml.safe_load(text[found.start() : end])
