@@ -581,7 +581,7 @@ class World:
         for r in reached["items"]:
             via = snap.links.get(r["linkId"])
             expect(via is not None and (via.source, via.target, via.type, r["fromId"], r["direction"])
-                   == (item, r["id"], r["linkType"], item, "out"), f"{t.name}: MCP traverse came by", r, via)
+                   == (item, r["id"], r["linkType"], item, "OUT"), f"{t.name}: MCP traverse came by", r, via)
 
     # --- the final comparisons ----------------------------------------------------------------------------------
 
