@@ -80,6 +80,17 @@ def model() -> Iterator[OpenAICompatibleServer]:
         yield server
 
 
+def report_processes(processes: list[Process]) -> None:
+    """Each process's state and the warnings and errors of its log, on stdout (pytest shows it on a failure)."""
+    for process in processes:
+        lines = [line for line in process.output().splitlines()
+                 if '"level": "error"' in line or '"level": "warning"' in line or "Traceback" in line]
+        print(f"--- {process.name}: {'alive' if process.alive() else f'exited {process.popen.returncode}'}, "
+              f"{len(lines)} warnings and errors, the last 30:")
+        print("\n".join(line[:600] for line in lines[-30:]))
+        print("\n".join(process.output().splitlines()[-5:]))
+
+
 async def create_all(replica: Process, count: int) -> dict[str, str]:
     """Create `count` documents through the replica, ten requests at a time; returns title -> id."""
     assert replica.url is not None
@@ -221,6 +232,9 @@ async def test_two_replicas_and_two_workers_enrich_every_document_once_and_survi
         assert "enrichment workers stopped" in workers[1].output()
         assert "workspace watcher started" in workers[1].output()
         assert "workspace watcher" not in replica_a.output()  # --no-workers: the workers watch the workspace
+    except BaseException:
+        report_processes(processes)  # a failure here is a race between processes: their own account of it
+        raise
     finally:
         for process in processes:
             process.kill()

@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed
 from websockets.typing import Subprotocol
 
 PROTOCOL = "graphql-transport-ws"
@@ -40,8 +41,25 @@ class GraphQLWebSocket:
         return operation
 
     async def receive(self, operation: str) -> dict[str, Any]:
-        """The next `next` payload of the operation; AssertionError on `error` or `complete`."""
-        message = await self._queues[operation].get()
+        """The next `next` payload of the operation; AssertionError on `error` or `complete`, and the socket's own
+        error (ConnectionClosed) once it is gone, rather than a wait for a message that can no longer come."""
+        queue = self._queues[operation]
+        if queue.empty() and not self._reader.done():
+            getting = asyncio.ensure_future(queue.get())
+            try:
+                await asyncio.wait({getting, self._reader}, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                if not getting.done():
+                    getting.cancel()
+            if getting.done() and not getting.cancelled():
+                return self._payload(getting.result())
+        if queue.empty():
+            self._reader.result()  # the socket's error, if it ended with one
+            raise AssertionError("the socket closed before the next message of the operation")
+        return self._payload(queue.get_nowait())
+
+    @staticmethod
+    def _payload(message: dict[str, Any]) -> dict[str, Any]:
         assert message["type"] == "next", message
         payload: dict[str, Any] = message["payload"]
         return payload
@@ -50,10 +68,13 @@ class GraphQLWebSocket:
         await self.connection.send(json.dumps({"id": operation, "type": "complete"}))
 
     async def close(self) -> None:
+        """Stop reading and close; the reader's own failure is the caller's to see through `receive`, so closing
+        never raises it (it would hide the error that made a test leave its `async with`)."""
         self._reader.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
+        with contextlib.suppress(asyncio.CancelledError, ConnectionClosed):
             await self._reader
-        await self.connection.close()
+        with contextlib.suppress(ConnectionClosed):
+            await self.connection.close()
 
 
 @contextlib.asynccontextmanager
