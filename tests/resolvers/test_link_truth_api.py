@@ -4,6 +4,7 @@ authored and `key` what binds, the graph does not depend on the order of writes,
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from collections.abc import AsyncIterator
 from typing import Any
@@ -176,6 +177,25 @@ async def test_the_same_bodies_give_the_same_graph_in_any_order(api: RunningServ
     assert ("alpha", "ref/Data.csv", "WIKILINK", "Data.csv") in edges
     assert ("alpha", "ghost:ref/data", "WIKILINK", "ref/data") in edges  # a csv is not named without its suffix
     assert ("beta", "work/projects/gamma", "WIKILINK", "work/projects/Gamma") in edges
+
+
+async def test_saves_at_the_same_time_bind_as_saves_one_after_another(client: Client) -> None:
+    """Each note and the note linking to it saved at once: each save's resolution and the other's binding read what
+    the other writes, so without the name lock both miss it and a ghost stays beside the note it names."""
+    pairs = 12
+
+    async def pair(i: int) -> tuple[dict[str, Any], dict[str, Any]]:
+        linking, named = await asyncio.gather(client.note(f"From {i}", f"see [[To {i}]] and [[Hub]]"),
+                                              client.note(f"To {i}", "the target"))
+        return linking, named
+
+    hub, *saved = await asyncio.gather(client.note("Hub", "the hub"), *(pair(i) for i in range(pairs)))
+    for linking, named in saved:
+        [to_named] = [link for link in await client.outgoing(linking["id"]) if link["ref"] != "Hub"]
+        assert not to_named["isGhost"] and to_named["to"] == {"id": named["id"]}, to_named
+        assert [link["from"]["id"] for link in await client.backlinks(named["id"])] == [linking["id"]]
+    assert len(await client.backlinks(hub["id"])) == pairs
+    assert (await client.data("{ ghosts(first: 50) { ref } }"))["ghosts"] == []
 
 
 async def test_delete_link_refuses_a_wikilink_the_body_holds(client: Client) -> None:

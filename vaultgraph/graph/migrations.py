@@ -133,6 +133,11 @@ MIGRATIONS: tuple[Migration, ...] = (
         "one workspace scan lease per tenant, shared by every process (graph/workspace_sync.py)",
         ("CREATE CONSTRAINT scan_lease_tenant IF NOT EXISTS FOR (l:ScanLease) REQUIRE l.tenantId IS UNIQUE",),
     ),
+    Migration(
+        20,  # issue 18's second (18 and 19 were taken): concurrent saves bind as serial ones do
+        "one lock node per (tenant, link name): saves that resolve or bind the same name take turns",
+        ("CREATE CONSTRAINT name_lock IF NOT EXISTS FOR (l:NameLock) REQUIRE (l.tenantId, l.name) IS UNIQUE",),
+    ),
 )
 
 APPLIED_VERSIONS = "MATCH (m:SchemaMigration) RETURN m.version AS version"

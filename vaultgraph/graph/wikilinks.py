@@ -13,6 +13,16 @@ from neo4j import AsyncManagedTransaction
 
 from vaultgraph.graph.links import CREATE_GHOSTED, CREATE_RESOLVED, WriteCount, drop_if_orphan
 
+# A write lock per (tenant, name) for the rest of the transaction: resolving a link by a name and binding the edges
+# that name a new item read what the other writes; two saves at once would each miss the other (a ghost left beside
+# the note it names). `SET … REMOVE` takes the node's lock and stores nothing; MERGE under the `name_lock`
+# constraint makes one node per name even when two transactions make it at once.
+LOCK_NAMES = """
+UNWIND $names AS name
+MERGE (l:NameLock {tenantId: $tenant, name: name})
+SET l.locked = true REMOVE l.locked
+"""
+
 # One row per wikilink edge the text wrote (an item may have two edges with one key only through a race).
 WIKILINK_KEYS = """
 UNWIND $ids AS id
@@ -120,6 +130,12 @@ async def update_wikilinks(
     changed = [record["id"] async for record in result]
     await writes.add(result)
     return changed
+
+
+async def lock_names(tx: AsyncManagedTransaction, tenant: str, names: list[str]) -> None:
+    """Hold the names' locks until the transaction ends; sorted, so two transactions take them in one order."""
+    if names:
+        await (await tx.run(LOCK_NAMES, tenant=tenant, names=sorted(set(names)))).consume()
 
 
 async def link_targets(tx: AsyncManagedTransaction, tenant: str, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -15,6 +15,7 @@ from vaultgraph.graph import links as cypher
 from vaultgraph.graph import whole_reads
 from vaultgraph.graph.records import link_from_record
 from vaultgraph.graph.session import Graph
+from vaultgraph.graph.wikilinks import lock_names
 from vaultgraph.services.pagination import encode_cursor, page_size, timestamp_cursor
 from vaultgraph.services.wikilink_sync import (
     body_keys,
@@ -25,6 +26,7 @@ from vaultgraph.services.wikilink_sync import (
     rebind_ghosts,
     resolve_refs,
 )
+from vaultgraph.text.resolve import key_name
 from vaultgraph.text.wikilinks import parse
 from vaultgraph.workspace import Workspace
 
@@ -136,10 +138,6 @@ class LinkService:
                                                      kind):
             if owner is None or principal.sees_owner_key(owner):
                 raise Conflict(f"{source.id} already has a {kind} link to {ref!r} ({existing})", id=existing)
-        if target is None:
-            resolved = await self.graph.read(resolve_refs, source, [key])
-            if key in resolved:
-                target = await self.find_item(principal, resolved[key])
         props: dict[str, Any] = {
             "id": f"lnk_{uuid.uuid4().hex}", "ref": ref, "key": key, "label": draft.label,
             "heading": draft.heading, "context": draft.context, "confidence": draft.confidence,
@@ -147,12 +145,23 @@ class LinkService:
         }
         row: dict[str, Any] = {"sourceId": source.id, "type": kind, "key": key,
                                "targetId": target.id if target else None, "props": props}
-        statement = cypher.CREATE_RESOLVED if target else cypher.CREATE_GHOSTED
-        await self.graph.write(cypher.run_counted, cypher.WriteCount(), statement, tenant=principal.tenant_id,
-                               rows=[row])
+        await self.graph.write(self._create_tx, principal, source, row)
         link = await self.graph.read(cypher.link_by_id, principal.tenant_id, props["id"])
         assert link is not None  # written just above
         return link
+
+    @staticmethod
+    async def _create_tx(tx: Any, principal: Principal, source: Item, row: dict[str, Any]) -> None:
+        """Write one link; by a ref, resolved here under the name's lock, so an item of that name saved meanwhile
+        is either found or binds this link when it commits (never a ghost beside it)."""
+        if row["targetId"] is None:
+            await lock_names(tx, principal.tenant_id, [key_name(row["key"])])
+            resolved = (await resolve_refs(tx, source, [row["key"]])).get(row["key"])
+            found = None if resolved is None else await item_cypher.item_by_id(tx, principal.tenant_id, resolved)
+            if found is not None and principal.may_read(found.owner):
+                row = {**row, "targetId": found.id}
+        statement = cypher.CREATE_RESOLVED if row["targetId"] else cypher.CREATE_GHOSTED
+        await cypher.run_counted(tx, cypher.WriteCount(), statement, tenant=principal.tenant_id, rows=[row])
 
     async def find(self, principal: Principal, link_id: str) -> Link | None:
         link = await self.graph.read(cypher.link_by_id, principal.tenant_id, link_id)
@@ -307,6 +316,8 @@ class LinkService:
 
     @staticmethod
     async def _hard_delete_tx(tx: Any, tenant: str, item_id: str, name: str) -> None:
+        # First the name's lock: a save resolving this name meanwhile waits and then finds the item gone.
+        await lock_names(tx, tenant, [name])
         await (await tx.run(cypher.UNBIND_INBOUND, tenant=tenant, id=item_id)).consume()
         await (await tx.run(cypher.DELETE_ITEM, tenant=tenant, id=item_id)).consume()
         await rebind_ghosts(tx, tenant, [name])

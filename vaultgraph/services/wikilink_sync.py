@@ -169,7 +169,8 @@ def body_keys(item: Item, links: Sequence[WikiLink]) -> set[str]:
 
 
 async def resolve_refs(tx: AsyncManagedTransaction, item: Item, keys: list[str]) -> dict[str, str]:
-    """key → target id for the keys that name an existing note or document the item may link to."""
+    """key → target id for the keys that name an existing note or document the item may link to. In a write
+    transaction that then links by these keys, `lock_names` them first (`key_name`), as the sync does."""
     [found] = await _resolve(tx, [(item, keys)])
     return {key: target.id for key, target in found.items()}
 
@@ -210,6 +211,7 @@ async def _resolve(
 async def rebind_ghosts(tx: AsyncManagedTransaction, tenant: str, names: list[str]) -> None:
     """Ghost edges of these names go to the best item each key still names: after a hard delete, a `[[Beta]]` falls
     to the next note called Beta, as saving the same bodies without the deleted item would bind it."""
+    await cypher.lock_names(tx, tenant, names)
     ghosts = [(row, _source_of(row)) for row in await cypher.ghost_edges_naming(tx, tenant, names)]
     named = await _named(tx, tenant, ((key_name(row["key"]), source.owners) for row, source in ghosts))
     moves = []
@@ -294,6 +296,9 @@ async def sync_wikilinks_many(tx: AsyncManagedTransaction, jobs: Sequence[LinkJo
         wants = [(job.item, [key for key in desired[job.item.id] if key not in existing[job.item.id]])
                  for job in jobs if job.links is not None]
         wants = [want for want in wants if want[1]]
+        # Before anything is looked up by name: the names this sync resolves and those its new items bind.
+        await cypher.lock_names(tx, tenant, [key_name(key) for _, keys in wants for key in keys]
+                                + [item_name(item) for item in binders])
         resolved: list[dict[str, Any]] = []
         ghosted: list[dict[str, Any]] = []
         for (item, new_keys), targets in zip(wants, await _resolve(tx, wants), strict=True):
@@ -307,6 +312,8 @@ async def sync_wikilinks_many(tx: AsyncManagedTransaction, jobs: Sequence[LinkJo
             added[item.id] = len(new_keys)
         await cypher.create_links(tx, writes, tenant, resolved, ghosted)
     if binders:
+        if not desired:
+            await cypher.lock_names(tx, tenant, [item_name(item) for item in binders])
         moves = await _bindings(tx, tenant, binders, created)
         if moves:
             await cypher.move_edges(tx, writes, tenant, moves)
