@@ -198,6 +198,29 @@ async def test_saves_at_the_same_time_bind_as_saves_one_after_another(client: Cl
     assert (await client.data("{ ghosts(first: 50) { ref } }"))["ghosts"] == []
 
 
+async def test_a_rename_and_a_link_to_the_old_name_at_the_same_time_end_as_in_some_order(client: Client) -> None:
+    """Either the link came first (the rename rewrote it to the new name, bound) or the rename did (a ghost of the
+    old name); never a [[Old i]] bound to the note now called New i."""
+    pairs = 8
+    olds = [await client.note(f"Old {i}", "to be renamed") for i in range(pairs)]
+
+    async def race(i: int) -> dict[str, Any]:
+        renamed, linking = await asyncio.gather(
+            client.data(SAVE, {"input": {"id": olds[i]["id"], "title": f"New {i}", "body": "renamed"}}),
+            client.note(f"Linker {i}", f"see [[Old {i}]]"))
+        return linking
+
+    for i, linking in enumerate(await asyncio.gather(*(race(i) for i in range(pairs)))):
+        body = (await client.data('query($id: ID!) { node(id: $id) { ... on Note { body } } }',
+                                  {"id": linking["id"]}))["node"]["body"]
+        [link] = await client.outgoing(linking["id"])
+        if body == f"see [[New {i}]]":
+            assert (link["key"], link["isGhost"], link["to"]) == (f"new-{i}", False, {"id": olds[i]["id"]}), link
+        else:
+            assert body == f"see [[Old {i}]]"
+            assert (link["key"], link["isGhost"]) == (f"old-{i}", True), link
+
+
 async def test_delete_link_refuses_a_wikilink_the_body_holds(client: Client) -> None:
     target = await client.note("Plan")
     source = await client.note("Kickoff", "We follow [[Plan]].")

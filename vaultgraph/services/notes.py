@@ -19,6 +19,7 @@ from vaultgraph.domain import Note, Owner, Page, Principal, Scope
 from vaultgraph.errors import AppError, Conflict, Forbidden, InvalidInput, LimitExceeded, NotFound
 from vaultgraph.graph import notes as cypher
 from vaultgraph.graph.session import Graph
+from vaultgraph.graph.wikilinks import lock_names
 from vaultgraph.services.documents import owner_of
 from vaultgraph.services.note_drafts import (
     KEEP,
@@ -37,6 +38,7 @@ from vaultgraph.services.note_renames import follow_rename
 from vaultgraph.services.pagination import encode_cursor, page_size, timestamp_cursor
 from vaultgraph.services.wikilink_sync import LinkJob, sync_wikilinks_many
 from vaultgraph.text.properties import PropertiesError, set_properties
+from vaultgraph.text.resolve import key_name
 from vaultgraph.text.slugify import slugify
 from vaultgraph.text.wikilinks import ParsedText, parse
 from vaultgraph.workspace import sha256_hex
@@ -223,6 +225,10 @@ class NoteService:
                 updates.append((position, {"id": note_id, "props": meta}))
             else:
                 updates.append((position, {"id": note_id, "props": props}))
+        # A rename's old name, before the note changes: a save binding to that name meanwhile finishes first (its
+        # edge is then followed below) or waits and finds the name gone.
+        await lock_names(tx, tenant, [key_name(existing.slug) for position, existing, _, _ in plans
+                                      if existing is not None and existing.slug != batch[position].props["slug"]])
         notes: dict[int, Note] = {}
         # Updates first: a slug a rename frees may be taken by a new note of the batch, never the other way round.
         if updates:
