@@ -65,7 +65,7 @@ def build_graphql(settings: Settings, services: Services, keys: ApiKeyService) -
                                            scalar_map=JSON_SCALARS))
     return GraphQLApp(services, schema, authenticator, ws_init_timeout=settings.ws_connection_init_timeout,
                       graphql_ide="graphiql" if settings.graphiql else None, upload_limits=upload_limits(settings),
-                      max_message_bytes=settings.max_body_bytes)
+                      max_message_bytes=settings.max_body_bytes, persisted_queries=settings.persisted_query_cache)
 
 
 def create_app(settings: Settings) -> Starlette:

@@ -54,6 +54,9 @@ class Settings(BaseSettings):
     )
     rate_limit_per_second: float = Field(50.0, ge=0, description="Requests a second per API key (0: unlimited).")
     rate_limit_burst: int = Field(100, ge=1, description="Requests a key may make at once before the rate applies.")
+    persisted_query_cache: int = Field(
+        1000, ge=0, description="Automatic persisted queries (Apollo APQ) this process remembers by hash (0: none)."
+    )
     ws_connection_init_timeout: float = Field(
         10.0, gt=0, description="Seconds a WebSocket has to send connection_init before it is closed (4408)."
     )

@@ -17,12 +17,15 @@ from strawberry.exceptions import ConnectionRejectionError
 from strawberry.http import GraphQLRequestData
 from strawberry.schema import BaseSchema
 from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
+from strawberry.types import ExecutionResult
+from strawberry.types.execution import PreExecutionError
 from strawberry.types.unset import UNSET, UnsetType
 
 from vaultgraph.domain import Principal
 from vaultgraph.http.auth import NOBODY, Authenticator
 from vaultgraph.http.headers import graphiql_csp
 from vaultgraph.http.multipart import FORM_STATE, csrf_refusal, is_multipart, upload_adapter
+from vaultgraph.http.persisted import PersistedQueries, PersistedQueryError
 from vaultgraph.http.refusals import Refusal, code_for_status, refusal_response
 from vaultgraph.http.request_body import SHAPE, check_batch, decode_json
 from vaultgraph.http.upload_slots import UploadSlots
@@ -50,7 +53,8 @@ class GuardedGraphQL(GraphQL[Any, None]):
     websocket_adapter_class = MeasuredWebSocket  # sizes for the message cap (http/ws.py)
 
     def __init__(self, schema: BaseSchema, authenticator: Authenticator, ws_init_timeout: float = 10.0,
-                 upload_limits: UploadLimits | None = None, max_message_bytes: int = 0, **kwargs: Any) -> None:
+                 upload_limits: UploadLimits | None = None, max_message_bytes: int = 0,
+                 persisted_queries: int = 0, **kwargs: Any) -> None:
         # Only graphql-transport-ws: legacy graphql-ws has no connection_init deadline and no close codes.
         # (Constructor arguments: strawberry's __init__ overwrites class attributes of the same names.)
         super().__init__(schema, subscription_protocols=(GRAPHQL_TRANSPORT_WS_PROTOCOL,),
@@ -58,6 +62,7 @@ class GuardedGraphQL(GraphQL[Any, None]):
                          multipart_uploads_enabled=upload_limits is not None, **kwargs)
         self.authenticator = authenticator
         self.payload_texts = PayloadTexts()
+        self.persisted = PersistedQueries(persisted_queries)  # APQ's hash -> query (http/persisted.py)
         self.max_message_bytes = max_message_bytes  # a WebSocket message's cap: the HTTP body's (http/ws.py)
         self.graphiql_csp = graphiql_csp(self.graphql_ide_html) if self.graphql_ide else None
         self.upload_slots: UploadSlots | None = None
@@ -120,7 +125,11 @@ class GuardedGraphQL(GraphQL[Any, None]):
                                                sub_response)
 
     async def execute_single(self, request: Request, request_adapter: Any, sub_response: Any, context: Any,
-                             root_value: Any, request_data: GraphQLRequestData) -> Any:
+                             root_value: Any, request_data: GraphQLRequestData) -> ExecutionResult:
+        try:
+            request_data = self.persisted.resolve(request_data)
+        except PersistedQueryError as exc:  # a request error: nothing ran (a 4xx under graphql-response+json)
+            return PreExecutionError(data=None, errors=[exc.error])
         if _is_subscription(request_data):  # strawberry would run it as a query and fail inside the resolver
             raise HTTPException(400, "subscriptions run over WebSocket at /graphql (graphql-transport-ws), not HTTP")
         return await super().execute_single(request, request_adapter, sub_response, context, root_value,
