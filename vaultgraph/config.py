@@ -29,6 +29,10 @@ class Settings(BaseSettings):
         None, description="Host names (name or name:port) the server answers besides loopback in development mode; "
         "with keys required, set: only these, unset: any host.",
     )
+    cors_origins: list[str] | None = Field(
+        None, description="Origins (scheme://host[:port]) whose pages may call the API from a browser (CORS), "
+        "besides localhost/127.0.0.1 on any port in development mode; unset with keys required: none.",
+    )
     api_key_cache_seconds: float = Field(
         10.0, ge=0, description="How long a checked API key is trusted without asking Neo4j again (revocation lag)."
     )

@@ -23,6 +23,7 @@ from strawberry.types.unset import UNSET, UnsetType
 
 from vaultgraph.domain import Principal
 from vaultgraph.http.auth import NOBODY, Authenticator
+from vaultgraph.http.cors import CorsPolicy
 from vaultgraph.http.headers import graphiql_csp
 from vaultgraph.http.multipart import FORM_STATE, csrf_refusal, is_multipart, upload_adapter
 from vaultgraph.http.persisted import PersistedQueries, PersistedQueryError
@@ -54,7 +55,7 @@ class GuardedGraphQL(GraphQL[Any, None]):
 
     def __init__(self, schema: BaseSchema, authenticator: Authenticator, ws_init_timeout: float = 10.0,
                  upload_limits: UploadLimits | None = None, max_message_bytes: int = 0,
-                 persisted_queries: int = 0, **kwargs: Any) -> None:
+                 persisted_queries: int = 0, cors: CorsPolicy | None = None, **kwargs: Any) -> None:
         # Only graphql-transport-ws: legacy graphql-ws has no connection_init deadline and no close codes.
         # (Constructor arguments: strawberry's __init__ overwrites class attributes of the same names.)
         super().__init__(schema, subscription_protocols=(GRAPHQL_TRANSPORT_WS_PROTOCOL,),
@@ -63,6 +64,7 @@ class GuardedGraphQL(GraphQL[Any, None]):
         self.authenticator = authenticator
         self.payload_texts = PayloadTexts()
         self.persisted = PersistedQueries(persisted_queries)  # APQ's hash -> query (http/persisted.py)
+        self.cors = cors
         self.max_message_bytes = max_message_bytes  # a WebSocket message's cap: the HTTP body's (http/ws.py)
         self.graphiql_csp = graphiql_csp(self.graphql_ide_html) if self.graphql_ide else None
         self.upload_slots: UploadSlots | None = None
@@ -81,6 +83,10 @@ class GuardedGraphQL(GraphQL[Any, None]):
             self.upload_slots.take(principal.tenant_id)  # before the body is read; released by run()
             setattr(request.state, UPLOAD_SLOT_STATE, principal.tenant_id)
         return principal
+
+    def is_websocket_origin_allowed(self, request: WebSocket, origin: str) -> bool:
+        """A page of another origin may open the socket when CORS lets it call over HTTP (http/cors.py)."""
+        return self.cors is not None and self.cors.allows(origin)
 
     async def on_ws_connect(self, context: PrincipalContext) -> UnsetType | dict[str, object] | None:
         """Authenticate connection_init; a refusal closes the socket with 4403 before any operation runs."""
