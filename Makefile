@@ -57,7 +57,7 @@ clean:
 
 # The web explorer (web/, served at "/"): `npm ci` when the lockfile changes, a build when its sources change.
 .PHONY: web chromium redis
-WEB_SOURCES := $(shell find web/src -type f 2>/dev/null) web/index.html web/vite.config.ts web/tsconfig.json web/package.json
+WEB_SOURCES := $(shell find web/src -type f 2>/dev/null) web/index.html web/graphiql.html web/vite.config.ts web/tsconfig.json web/package.json
 
 web: web/dist/index.html
 

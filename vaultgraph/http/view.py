@@ -22,9 +22,9 @@ from strawberry.types.execution import PreExecutionError
 from strawberry.types.unset import UNSET, UnsetType
 
 from vaultgraph.domain import Principal
+from vaultgraph.explorer import graphiql_page
 from vaultgraph.http.auth import NOBODY, Authenticator
 from vaultgraph.http.cors import CorsPolicy
-from vaultgraph.http.headers import graphiql_csp
 from vaultgraph.http.multipart import FORM_STATE, csrf_refusal, is_multipart, upload_adapter
 from vaultgraph.http.persisted import PersistedQueries, PersistedQueryError
 from vaultgraph.http.refusals import Refusal, code_for_status, refusal_response
@@ -66,7 +66,6 @@ class GuardedGraphQL(GraphQL[Any, None]):
         self.persisted = PersistedQueries(persisted_queries)  # APQ's hash -> query (http/persisted.py)
         self.cors = cors
         self.max_message_bytes = max_message_bytes  # a WebSocket message's cap: the HTTP body's (http/ws.py)
-        self.graphiql_csp = graphiql_csp(self.graphql_ide_html) if self.graphql_ide else None
         self.upload_slots: UploadSlots | None = None
         if upload_limits is not None:  # multipart read within the upload limits (http/multipart.py)
             self.request_adapter_class = upload_adapter(upload_limits)
@@ -107,8 +106,14 @@ class GuardedGraphQL(GraphQL[Any, None]):
             return {"message": exc.message, "extensions": {"code": exc.code, **exc.details}}
         return None
 
+    @property
+    def graphql_ide_html(self) -> str:
+        """GraphiQL from the web build, not strawberry's page (which loads React and GraphiQL from a CDN); it gets
+        the explorer's Content-Security-Policy (http/headers.py): every script and style from this origin."""
+        return graphiql_page()
+
     async def render_graphql_ide(self, request: Request) -> HTMLResponse:
-        return HTMLResponse(self.graphql_ide_html, headers={"Content-Security-Policy": self.graphiql_csp or ""})
+        return HTMLResponse(self.graphql_ide_html)
 
     def parse_json(self, data: str | bytes) -> Any:
         return decode_json(data)  # a 400 for every body that is not JSON, not only for JSONDecodeError
