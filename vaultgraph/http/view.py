@@ -25,6 +25,13 @@ from vaultgraph.domain import Principal
 from vaultgraph.explorer import graphiql_page
 from vaultgraph.http.auth import NOBODY, Authenticator
 from vaultgraph.http.cors import CorsPolicy
+from vaultgraph.http.media import (
+    GRAPHQL_RESPONSE,
+    REQUEST_ERROR_STATUS,
+    as_graphql_response,
+    wants_graphql_response,
+    without_data,
+)
 from vaultgraph.http.multipart import FORM_STATE, csrf_refusal, is_multipart, upload_adapter
 from vaultgraph.http.persisted import PersistedQueries, PersistedQueryError
 from vaultgraph.http.refusals import Refusal, code_for_status, refusal_response
@@ -132,8 +139,22 @@ class GuardedGraphQL(GraphQL[Any, None]):
                                 root_value: Any, sub_response: Any) -> Any:
         if isinstance(request_data, list):
             self.authenticator.charge(request, len(request_data) - 1)
-        return await super().execute_operation(request, request_adapter, request_data, context, root_value,
-                                               sub_response)
+        result = await super().execute_operation(request, request_adapter, request_data, context, root_value,
+                                                 sub_response)
+        if wants_graphql_response(request.headers):  # the GraphQL-over-HTTP media type and status rules
+            sub_response.media_type = GRAPHQL_RESPONSE
+            if isinstance(result, PreExecutionError):  # nothing executed: a request error (one operation only)
+                sub_response.status_code = REQUEST_ERROR_STATUS
+        return result
+
+    def create_response(self, response_data: Any, sub_response: Response) -> Response:
+        if sub_response.media_type != GRAPHQL_RESPONSE:
+            return super().create_response(response_data, sub_response)
+        if sub_response.status_code == REQUEST_ERROR_STATUS:
+            response_data = without_data(response_data)
+        response = super().create_response(response_data, sub_response)
+        response.headers["content-type"] = GRAPHQL_RESPONSE
+        return response
 
     async def execute_single(self, request: Request, request_adapter: Any, sub_response: Any, context: Any,
                              root_value: Any, request_data: GraphQLRequestData) -> ExecutionResult:
@@ -154,9 +175,9 @@ class GuardedGraphQL(GraphQL[Any, None]):
         try:
             return await super().run(request, context, root_value)
         except Refusal as exc:
-            return exc.response()
+            return self._negotiated(request, exc.response())
         except HTTPException as exc:
-            return self._http_refusal(exc)
+            return self._negotiated(request, self._http_refusal(exc))
         finally:
             form = getattr(request.state, FORM_STATE, None) if isinstance(request, Request) else None
             if form is not None:
@@ -164,6 +185,10 @@ class GuardedGraphQL(GraphQL[Any, None]):
             slot = getattr(request.state, UPLOAD_SLOT_STATE, None) if isinstance(request, Request) else None
             if slot is not None and self.upload_slots is not None:
                 self.upload_slots.give_back(slot)
+
+    @staticmethod
+    def _negotiated(request: Request | WebSocket, response: Response) -> Response:
+        return as_graphql_response(response) if wants_graphql_response(request.headers) else response
 
     def _http_refusal(self, exc: HTTPException) -> Response:
         if exc.reason == "Too many operations":
