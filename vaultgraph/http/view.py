@@ -37,7 +37,7 @@ from vaultgraph.http.persisted import PersistedQueries, PersistedQueryError
 from vaultgraph.http.refusals import Refusal, code_for_status, refusal_response
 from vaultgraph.http.request_body import SHAPE, check_batch, decode_json
 from vaultgraph.http.upload_slots import UploadSlots
-from vaultgraph.http.ws import MeasuredWebSocket, PayloadTexts, TransportWSHandler
+from vaultgraph.http.ws import BAD_INIT, CloseSocket, MeasuredWebSocket, PayloadTexts, TransportWSHandler
 from vaultgraph.services.uploads import UploadLimits
 
 log = structlog.get_logger(__name__)
@@ -100,6 +100,8 @@ class GuardedGraphQL(GraphQL[Any, None]):
             principal = await self.authenticator.connection_init(context.connection_params or {}, context.request)
         except Refusal as exc:
             log.info("websocket refused", code=exc.code, reason=exc.message)
+            if exc.status == 400:  # the payload is malformed or contradicts the handshake: say which, as 4400
+                raise CloseSocket(BAD_INIT, exc.message) from exc
             raise ConnectionRejectionError({"code": exc.code, "message": exc.message}) from exc
         context.use_principal(principal)
         return cast(UnsetType, UNSET)  # a plain connection_ack
