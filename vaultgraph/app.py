@@ -30,7 +30,6 @@ from vaultgraph.http.ws import FRAME_SLACK_BYTES
 from vaultgraph.resolvers.root import build_schema
 from vaultgraph.runtime import build_runtime, upload_limits
 from vaultgraph.schema.context import Context
-from vaultgraph.schema.json_scalar import JSON_SCALARS
 from vaultgraph.schema.limits import Limits, limit_extensions
 from vaultgraph.schema.use_cases import Services
 from vaultgraph.services.auth import ApiKeyService
@@ -62,8 +61,7 @@ def build_graphql(settings: Settings, services: Services, keys: ApiKeyService, c
     authenticator = Authenticator(keys, RateLimiter(settings.rate_limit_per_second, settings.rate_limit_burst),
                                   dev_tenant)
     schema = build_schema(limit_extensions(Limits.from_settings(settings)),
-                          StrawberryConfig(batching_config={"max_operations": settings.max_batch_operations},
-                                           scalar_map=JSON_SCALARS))
+                          StrawberryConfig(batching_config={"max_operations": settings.max_batch_operations}))
     return GraphQLApp(services, schema, authenticator, ws_init_timeout=settings.ws_connection_init_timeout,
                       graphql_ide="graphiql" if settings.graphiql else None, upload_limits=upload_limits(settings),
                       max_message_bytes=settings.max_body_bytes, persisted_queries=settings.persisted_query_cache,
