@@ -95,7 +95,8 @@ class GuardedGraphQL(GraphQL[Any, None]):
         return self.cors is not None and self.cors.allows(origin)
 
     async def on_ws_connect(self, context: PrincipalContext) -> UnsetType | dict[str, object] | None:
-        """Authenticate connection_init; a refusal closes the socket with 4403 before any operation runs."""
+        """Authenticate connection_init; a refusal closes the socket with 4403 (a malformed or contradicting payload
+        with 4400 and the reason) before any operation runs."""
         try:
             principal = await self.authenticator.connection_init(context.connection_params or {}, context.request)
         except Refusal as exc:
@@ -114,6 +115,10 @@ class GuardedGraphQL(GraphQL[Any, None]):
         except Refusal as exc:
             return {"message": exc.message, "extensions": {"code": exc.code, **exc.details}}
         return None
+
+    def should_render_graphql_ide(self, request: Any) -> bool:
+        # A hash-only persisted query by GET has no `query` either; it wants the answer, not the IDE (curl: */*).
+        return super().should_render_graphql_ide(request) and request.query_params.get("extensions") is None
 
     @property
     def graphql_ide_html(self) -> str:
