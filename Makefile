@@ -16,14 +16,14 @@ run: setup web
 PYTEST_WORKERS ?= 3
 PYTEST_PARALLEL = -n $(PYTEST_WORKERS) --dist loadgroup
 
-test: setup web chromium redis
+test: setup web clients-js chromium redis
 	$(BIN)/ruff check vaultgraph tests
 	$(BIN)/mypy vaultgraph
 	$(BIN)/lint-imports
 	cd web && npm run --silent typecheck:e2e
 	$(BIN)/pytest $(PYTEST_PARALLEL) -m "not slow"
 
-test-all: setup web chromium redis
+test-all: setup web clients-js chromium redis
 	$(BIN)/ruff check vaultgraph tests
 	$(BIN)/mypy vaultgraph
 	$(BIN)/lint-imports
@@ -53,11 +53,11 @@ check: lint typecheck test
 
 clean:
 	rm -rf $(VENV) vaultgraph/neo4j_local/launcher/target .vaultgraph-test
-	rm -rf web/node_modules web/dist
+	rm -rf web/node_modules web/dist tests/clients/js/node_modules
 
 # The web explorer (web/, served at "/"): `npm ci` when the lockfile changes, a build when its sources change.
-.PHONY: web chromium redis
-WEB_SOURCES := $(shell find web/src -type f 2>/dev/null) web/index.html web/vite.config.ts web/tsconfig.json web/package.json
+.PHONY: web clients-js chromium redis
+WEB_SOURCES := $(shell find web/src -type f 2>/dev/null) web/index.html web/graphiql.html web/vite.config.ts web/tsconfig.json web/package.json
 
 web: web/dist/index.html
 
@@ -67,6 +67,14 @@ web/node_modules/.package-lock.json: web/package-lock.json
 
 web/dist/index.html: web/node_modules/.package-lock.json $(WEB_SOURCES)
 	cd web && npm run build
+	touch $@
+
+# The JavaScript GraphQL clients tests/clients drives with node (graphql-ws, Apollo Client 4): `npm ci` from their
+# lockfile when it changes.
+clients-js: tests/clients/js/node_modules/.package-lock.json
+
+tests/clients/js/node_modules/.package-lock.json: tests/clients/js/package-lock.json
+	cd tests/clients/js && npm ci --no-audit --no-fund
 	touch $@
 
 # The browser tests (web/e2e/, run by tests/web/) drive Debian's Chromium through the npm playwright-core, a

@@ -29,6 +29,7 @@ from vaultgraph.config import Settings
 from vaultgraph.domain import Principal
 from vaultgraph.graph.migrations import apply_migrations
 from vaultgraph.graph.session import Graph
+from vaultgraph.services.auth import ApiKeyService
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
@@ -135,6 +136,12 @@ async def graph(settings: Settings) -> AsyncIterator[Graph]:
     await apply_migrations(graph, settings.embedding_dimensions)
     yield graph
     await graph.close()
+
+
+@pytest.fixture(scope="session")
+def keys(graph: Graph) -> ApiKeyService:
+    """API keys straight from the service (tests/security, tests/clients)."""
+    return ApiKeyService(graph)
 
 
 @pytest.fixture

@@ -1,3 +1,8 @@
 """vaultgraph: documents, notes and typed links in Neo4j behind a GraphQL API."""
 
-__version__ = "0.1.0"
+from importlib.metadata import PackageNotFoundError, version
+
+try:  # pyproject.toml's version, the one home of it (MCP's serverInfo reports it)
+    __version__ = version("vaultgraph")
+except PackageNotFoundError:  # a checkout on sys.path that was never installed
+    __version__ = "0.0.0+unknown"

@@ -21,6 +21,7 @@ from vaultgraph.config import Settings
 from vaultgraph.explorer import Explorer
 from vaultgraph.http.auth import Authenticator, check_bind
 from vaultgraph.http.body_limit import BodySizeLimit
+from vaultgraph.http.cors import CorsPolicy
 from vaultgraph.http.disconnects import RequestIds
 from vaultgraph.http.hosts import HostCheck, HostPolicy
 from vaultgraph.http.rate_limit import RateLimiter
@@ -29,7 +30,6 @@ from vaultgraph.http.ws import FRAME_SLACK_BYTES
 from vaultgraph.resolvers.root import build_schema
 from vaultgraph.runtime import build_runtime, upload_limits
 from vaultgraph.schema.context import Context
-from vaultgraph.schema.json_scalar import JSON_SCALARS
 from vaultgraph.schema.limits import Limits, limit_extensions
 from vaultgraph.schema.use_cases import Services
 from vaultgraph.services.auth import ApiKeyService
@@ -55,24 +55,25 @@ class GraphQLApp(GuardedGraphQL):
         return Context(principal=principal, services=self.services, request=request, response=response)
 
 
-def build_graphql(settings: Settings, services: Services, keys: ApiKeyService) -> GraphQLApp:
+def build_graphql(settings: Settings, services: Services, keys: ApiKeyService, cors: CorsPolicy) -> GraphQLApp:
     """The GraphQL app with the API limits, the batching cap and the admission rules from Settings."""
     dev_tenant = check_key(settings.dev_tenant, "VAULTGRAPH_DEV_TENANT") if settings.dev_mode else None
     authenticator = Authenticator(keys, RateLimiter(settings.rate_limit_per_second, settings.rate_limit_burst),
                                   dev_tenant)
     schema = build_schema(limit_extensions(Limits.from_settings(settings)),
-                          StrawberryConfig(batching_config={"max_operations": settings.max_batch_operations},
-                                           scalar_map=JSON_SCALARS))
+                          StrawberryConfig(batching_config={"max_operations": settings.max_batch_operations}))
     return GraphQLApp(services, schema, authenticator, ws_init_timeout=settings.ws_connection_init_timeout,
                       graphql_ide="graphiql" if settings.graphiql else None, upload_limits=upload_limits(settings),
-                      max_message_bytes=settings.max_body_bytes)
+                      max_message_bytes=settings.max_body_bytes, persisted_queries=settings.persisted_query_cache,
+                      cors=cors)
 
 
 def create_app(settings: Settings) -> Starlette:
     check_bind(settings)  # before anything opens: development mode never listens beyond loopback
+    cors = CorsPolicy(settings.cors_origins, settings.dev_mode)  # a malformed origin fails here, before too
     runtime = build_runtime(settings)
     services, monitor = runtime.services, runtime.monitor
-    graphql = build_graphql(settings, services, runtime.keys)
+    graphql = build_graphql(settings, services, runtime.keys, cors)
     mcp = build_endpoint(services, graphql.authenticator)  # same admission rules as GraphQL
 
     async def healthz(request: Request) -> JSONResponse:
@@ -100,7 +101,8 @@ def create_app(settings: Settings) -> Starlette:
         ],
         lifespan=lifespan,
         middleware=[Middleware(RequestIds),  # outermost: ids and headers, and a client gone is no server error
-                    Middleware(HostCheck, policy=HostPolicy(settings.allowed_hosts, settings.dev_mode)),
+                    Middleware(HostCheck, policy=HostPolicy(settings.allowed_hosts, settings.dev_mode, cors)),
+                    cors.middleware(),  # behind the Host check: a preflight to a rebound name is refused too
                     Middleware(BodySizeLimit, max_bytes=settings.max_body_bytes,
                                upload_max_bytes=settings.upload_max_body_bytes)],
     )

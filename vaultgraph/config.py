@@ -29,6 +29,10 @@ class Settings(BaseSettings):
         None, description="Host names (name or name:port) the server answers besides loopback in development mode; "
         "with keys required, set: only these, unset: any host.",
     )
+    cors_origins: list[str] | None = Field(
+        None, description="Origins (scheme://host[:port]) whose pages may call the API from a browser (CORS), "
+        "besides localhost/127.0.0.1 on any port in development mode; unset with keys required: none.",
+    )
     api_key_cache_seconds: float = Field(
         10.0, ge=0, description="How long a checked API key is trusted without asking Neo4j again (revocation lag)."
     )
@@ -54,6 +58,9 @@ class Settings(BaseSettings):
     )
     rate_limit_per_second: float = Field(50.0, ge=0, description="Requests a second per API key (0: unlimited).")
     rate_limit_burst: int = Field(100, ge=1, description="Requests a key may make at once before the rate applies.")
+    persisted_query_cache: int = Field(
+        1000, ge=0, description="Automatic persisted queries (Apollo APQ) this process remembers by hash (0: none)."
+    )
     ws_connection_init_timeout: float = Field(
         10.0, gt=0, description="Seconds a WebSocket has to send connection_init before it is closed (4408)."
     )

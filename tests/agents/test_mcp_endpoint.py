@@ -66,7 +66,7 @@ async def test_an_agent_writes_links_and_reads_through_every_tool(server: Runnin
         third = await call(session, "write_note", title="Key rotation", body="Rotate keys every quarter.")
         link = await call(session, "link_items", source=third["id"], target=target["id"], type="supports_claim",
                           context="Rotation limits what a leaked key can do.")
-        assert link["origin"] == "agent"
+        assert link["origin"] == "AGENT"  # as GraphQL's LinkOrigin spells it
 
         captured = await call(session, "capture", text="check the key cache")
         assert captured["kind"] == "daily"
@@ -93,7 +93,7 @@ async def test_api_keys_keep_tenants_apart(keyed_server: RunningServer, graph: G
     async with mcp_session(keyed_server.url, mine) as session:
         written = await call(session, "write_note", title="Secret plan", body="The launch is on Friday.")
         diary = await call(session, "write_note", title="Ann's diary", body="Only Ann reads this.", scope="personal")
-    assert written["createdByAgentId"] == "ann" and diary["scope"] == "personal"
+    assert written["createdByAgentId"] == "ann" and diary["scope"] == "PERSONAL"
     async with mcp_session(keyed_server.url, bob) as session:
         assert (await call(session, "read_item", id=written["id"]))["title"] == "Secret plan"  # shared in the tenant
         assert "NOT_FOUND" in await refused(session, "read_item", id=diary["id"])  # another agent's personal note

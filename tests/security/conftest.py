@@ -1,4 +1,4 @@
-"""Fixtures for the security tests: API keys straight from the service, and a server that requires them."""
+"""Fixtures for the security tests: a server that requires API keys (the `keys` fixture is in tests/conftest.py)."""
 
 from __future__ import annotations
 
@@ -8,13 +8,6 @@ import pytest
 
 from tests.support.server import RunningServer, run_server
 from vaultgraph.config import Settings
-from vaultgraph.graph.session import Graph
-from vaultgraph.services.auth import ApiKeyService
-
-
-@pytest.fixture(scope="session")
-def keys(graph: Graph) -> ApiKeyService:
-    return ApiKeyService(graph)
 
 
 @pytest.fixture(scope="module")

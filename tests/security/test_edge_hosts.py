@@ -3,8 +3,6 @@ errors in our words, and development mode's vault folders (issue 19: 19.3, 19.10
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import re
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -118,12 +116,8 @@ async def test_pages_and_answers_carry_the_security_headers(dev: RunningServer) 
     assert "frame-ancestors 'none'" in explorer and "unsafe-inline" not in explorer.split("script-src")[1][:20]
     page = await dev.client.get("/graphql", headers={"accept": "text/html"})
     assert page.status_code == 200 and "graphiql" in page.text.lower()
-    graphiql = page.headers["content-security-policy"]
-    # GraphiQL's one inline script is allowed by its hash, nothing inline else; its CDN files by origin.
-    [inline] = re.findall(r"<script>(.*?)</script>", page.text, re.DOTALL)
-    digest = base64.b64encode(hashlib.sha256(inline.encode()).digest()).decode()
-    assert f"'sha256-{digest}'" in graphiql and "'unsafe-inline' https" not in graphiql.split("style-src")[0]
-    assert "connect-src 'self'" in graphiql and "frame-ancestors 'none'" in graphiql
+    # GraphiQL comes from the web build (no CDN, nothing inline): the explorer's policy (tests/clients).
+    assert page.headers["content-security-policy"] == explorer
     api = await dev.client.post("/graphql", json=COUNT)
     assert "content-security-policy" not in api.headers and api.headers["x-content-type-options"] == "nosniff"
 

@@ -15,10 +15,11 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
-from pydantic import Field, ValidationError
+from pydantic import BeforeValidator, Field, ValidationError
 from starlette.requests import HTTPConnection
 from starlette.types import Receive, Scope, Send
 
+from vaultgraph import __version__
 from vaultgraph.agents import views
 from vaultgraph.domain import Direction, Note, Principal
 from vaultgraph.domain import Scope as ItemScope
@@ -40,12 +41,20 @@ INSTRUCTIONS = (
     "follow links; write_note, link_items and capture to add knowledge (marked as written by you)."
 )
 
-ScopeName = Literal["personal", "team", "shared"]
+
+
+def _upper(value: Any) -> Any:
+    return value.upper() if isinstance(value, str) else value
+
+
+# Enums spelled as GraphQL spells them (SHARED, OUT); a client that sends another case is understood all the same.
+ScopeName = Annotated[Literal["PERSONAL", "TEAM", "SHARED"], BeforeValidator(_upper)]
+DirectionName = Annotated[Literal["OUT", "IN", "BOTH"], BeforeValidator(_upper)]
 ItemId = Annotated[str, Field(description="An item id as returned by other tools, e.g. note_… or doc_….")]
 Types = Annotated[str | None, Field(
     description="Comma-separated filter: Note, Document, a note kind (note, daily, meeting…) or a document type. "
                 "Default: all.")]
-ScopeArg = Annotated[ScopeName | None, Field(description="personal, team or shared. Default: everything you see.")]
+ScopeArg = Annotated[ScopeName | None, Field(description="PERSONAL, TEAM or SHARED. Default: everything you see.")]
 
 
 def principal_of(ctx: Context) -> Principal:
@@ -69,7 +78,7 @@ def split_types(types: str | None) -> list[str] | None:
 
 
 def item_scope(scope: str | None) -> ItemScope | None:
-    return ItemScope(scope) if scope else None
+    return ItemScope[scope] if scope else None
 
 
 def argument_problem(error: Any) -> str:
@@ -110,7 +119,7 @@ class VaultMCPServer(MCPServer):
 
 def build_mcp(services: Services) -> MCPServer:
     """The MCP server and its tools; `McpEndpoint` serves it."""
-    mcp = VaultMCPServer(name="vaultgraph", instructions=INSTRUCTIONS)
+    mcp = VaultMCPServer(name="vaultgraph", instructions=INSTRUCTIONS, version=__version__)
 
     @mcp.tool(description=(
         "Search the vault (hybrid: full text and meaning) for documents and notes. Returns the best items with their "
@@ -157,13 +166,13 @@ def build_mcp(services: Services) -> MCPServer:
     async def traverse(
         id: ItemId, ctx: Context,
         hops: Annotated[int, Field(description=f"How many links away to go, 1 to {MAX_HOPS}.")] = 1,
-        direction: Annotated[Literal["out", "in", "both"], Field(
-            description="out: links this item makes; in: links to it; both.")] = "both",
+        direction: Annotated[DirectionName, Field(
+            description="OUT: links this item makes; IN: links to it; BOTH.")] = "BOTH",
         maxNodes: Annotated[int, Field(  # noqa: N803
             description=f"Most items to reach, 1 to {MAX_TRAVERSAL_NODES}; more is LIMIT_EXCEEDED.")] = 50,
     ) -> dict[str, Any]:
         reached, _ = await answer(services.links.traverse(
-            principal_of(ctx), [id], hops, Direction[direction.upper()], max_nodes=maxNodes))
+            principal_of(ctx), [id], hops, Direction[direction], max_nodes=maxNodes))
         return {"items": [views.reached_view(r) for r in reached]}
 
     @mcp.tool(description=(
@@ -179,12 +188,12 @@ def build_mcp(services: Services) -> MCPServer:
             "note, meeting, literature, moc, …; omitted: the frontmatter's `kind`, else unchanged (new: note)."),
         )] = None,
         scope: Annotated[ScopeName, Field(
-            description="Who sees a new note: personal (only you), team, or shared (the tenant).")] = "shared",
+            description="Who sees a new note: PERSONAL (only you), TEAM, or SHARED (the tenant).")] = "SHARED",
         teamId: Annotated[str | None, Field(description="The team, when scope is team.")] = None,  # noqa: N803
     ) -> dict[str, Any]:
         principal = principal_of(ctx)
-        draft = NoteDraft(title=title, body=body, id=id, kind=kind, scope=ItemScope(scope),
-                          agent_id=principal.agent_id if scope == "personal" else None, team_id=teamId)
+        draft = NoteDraft(title=title, body=body, id=id, kind=kind, scope=ItemScope[scope],
+                          agent_id=principal.agent_id if scope == "PERSONAL" else None, team_id=teamId)
         result = await answer(services.notes.save(principal, draft))
         return {**views.item_view(result.note), "created": result.created,
                 "rewrittenNotes": [note.id for note in result.readable_rewritten(principal)]}

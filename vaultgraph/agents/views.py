@@ -13,7 +13,7 @@ MAX_READ_CHARS = 20000  # what read_item returns of a long text; the rest is ann
 
 def item_view(item: Item) -> dict[str, Any]:
     base: dict[str, Any] = {"id": item.id, "type": type(item).__name__, "title": item.title,
-                            "scope": item.owner.scope.value}
+                            "scope": item.owner.scope.name}
     if isinstance(item, Note):
         base.update(slug=item.slug, kind=item.kind, tags=list(item.tags), createdByAgentId=item.created_by_agent_id)
     else:
@@ -36,7 +36,7 @@ def text_view(item: Item, text: str) -> dict[str, Any]:
 
 def link_view(link: Link, source: Item | None) -> dict[str, Any]:
     return {"id": link.id, "type": link.type, "from": item_view(source) if source else {"id": link.source_id},
-            "toId": link.target_id, "ref": link.ref, "key": link.key, "origin": link.origin.value,
+            "toId": link.target_id, "ref": link.ref, "key": link.key, "origin": link.origin.name,
             "context": link.context, "createdByAgentId": link.created_by_agent_id}
 
 

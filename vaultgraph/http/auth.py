@@ -28,6 +28,7 @@ FAILURE_RATE = 2.0
 # and the empty tenant matches nothing should anything slip through.
 NOBODY = Principal(tenant_id="")
 
+DEV_HEADERS = ("x-vaultgraph-tenant", "x-vaultgraph-agent", "x-vaultgraph-teams")  # development mode's names
 NEEDS_KEY = "an API key is required: send `Authorization: Bearer vg_…` (create one with `vaultgraph keys create`)"
 
 
@@ -69,6 +70,22 @@ def dev_principal(headers: Mapping[str, str], default_tenant: str) -> Principal:
         raise Refusal(400, exc.code, exc.message, field=exc.field) from exc
     return Principal(tenant_id=tenant, agent_id=agent, team_ids=frozenset(teams),
                      sees_all_scopes=agent is None and not teams)
+
+
+def payload_headers(payload: Mapping[str, Any]) -> dict[str, Any]:
+    """A connection_init payload's header-like entries, names lower-cased: flat (`{"X-Vaultgraph-Tenant": "t"}`)
+    or under `headers` (what graphql-ws clients that mirror HTTP send); teams as a list or one comma-separated
+    string. Values other than strings are kept, for the caller to refuse."""
+    nested = payload.get("headers")
+    entries = {**(nested if isinstance(nested, Mapping) else {}), **payload}
+    found: dict[str, Any] = {}
+    for name, value in entries.items():
+        key = str(name).lower()
+        if key == "authorization" or key in DEV_HEADERS:
+            if key == "x-vaultgraph-teams" and isinstance(value, list) and all(isinstance(v, str) for v in value):
+                value = ",".join(value)
+            found[key] = value
+    return found
 
 
 def bearer_secret(value: str) -> str:
@@ -123,15 +140,23 @@ class Authenticator:
             self._admit(connection, bucket, operations)
 
     async def connection_init(self, payload: Mapping[str, Any], connection: HTTPConnection) -> Principal:
-        """The principal of a WebSocket, from its `connection_init` payload (or the dev-mode headers)."""
-        value = next((v for k, v in payload.items() if k.lower() == "authorization"), None)
+        """The principal of a WebSocket, from its `connection_init` payload: an API key, or in development mode the
+        X-Vaultgraph-* names there (a browser cannot set a WebSocket's headers), else the handshake's headers."""
+        given = payload_headers(payload)
+        value = given.get("authorization")
         if value is not None:
             if not isinstance(value, str):
                 raise Refusal(401, "UNAUTHENTICATED", "`authorization` must be a string: `Bearer <API key>`")
             return await self._with_key(bearer_secret(value), connection)
         if self.dev_tenant is None:
             raise Refusal(401, "UNAUTHENTICATED", "send `authorization: Bearer <API key>` in connection_init")
-        principal = dev_principal(connection.headers, self.dev_tenant)
+        headers = {name.lower(): value for name, value in connection.headers.items()}
+        for name in DEV_HEADERS:
+            if name in given and not isinstance(given[name], str):
+                raise Refusal(400, "INVALID_INPUT", f"{name} in connection_init must be a string", field=name)
+            if name in given and name in headers and given[name] != headers[name]:
+                raise Refusal(400, "CONFLICT", f"{name} differs between the handshake and connection_init")
+        principal = dev_principal({**headers, **given}, self.dev_tenant)
         self._admit(connection, f"dev:{principal.tenant_id}")
         return principal
 

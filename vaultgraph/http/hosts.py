@@ -19,6 +19,7 @@ from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from vaultgraph.http.auth import is_loopback
+from vaultgraph.http.cors import CORS_SETTING, CorsPolicy
 from vaultgraph.http.refusals import refusal_response
 
 HOSTS_SETTING = "VAULTGRAPH_ALLOWED_HOSTS"
@@ -40,8 +41,9 @@ def split_host(value: str) -> tuple[str, str | None]:
 class HostPolicy:
     """Which Host (and Origin) values a server answers. `allowed` entries are `name` (any port) or `name:port`."""
 
-    def __init__(self, allowed: Sequence[str] | None, dev_mode: bool) -> None:
+    def __init__(self, allowed: Sequence[str] | None, dev_mode: bool, cors: CorsPolicy | None = None) -> None:
         self.allowed = [split_host(entry) for entry in allowed or ()]
+        self.cors = cors  # its origins' pages are welcome too (http/cors.py)
         self.enforced = dev_mode or bool(self.allowed)
         self.loopback = dev_mode  # loopback names are always fine in development mode
         self.check_origin = dev_mode
@@ -60,6 +62,8 @@ class HostPolicy:
     def origin_allowed(self, origin: str | None) -> bool:
         if not self.check_origin or origin is None:
             return True
+        if self.cors is not None and self.cors.allows(origin):
+            return True
         parts = urlsplit(origin.strip())
         return parts.scheme in ("http", "https") and bool(parts.netloc) and self.host_allowed(parts.netloc)
 
@@ -75,7 +79,8 @@ class HostPolicy:
         origin = headers.get("origin")
         if not self.origin_allowed(origin):
             return (403, f"requests from pages on {origin!r} are refused: development mode answers pages of "
-                    f"localhost, 127.0.0.1, [::1] and the hosts in {HOSTS_SETTING} only", "Origin")
+                    f"localhost, 127.0.0.1, [::1], the hosts in {HOSTS_SETTING} and the origins in {CORS_SETTING} only",
+                    "Origin")
         return None
 
 

@@ -17,16 +17,27 @@ from strawberry.exceptions import ConnectionRejectionError
 from strawberry.http import GraphQLRequestData
 from strawberry.schema import BaseSchema
 from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
+from strawberry.types import ExecutionResult
+from strawberry.types.execution import PreExecutionError
 from strawberry.types.unset import UNSET, UnsetType
 
 from vaultgraph.domain import Principal
+from vaultgraph.explorer import graphiql_page
 from vaultgraph.http.auth import NOBODY, Authenticator
-from vaultgraph.http.headers import graphiql_csp
+from vaultgraph.http.cors import CorsPolicy
+from vaultgraph.http.media import (
+    GRAPHQL_RESPONSE,
+    REQUEST_ERROR_STATUS,
+    as_graphql_response,
+    wants_graphql_response,
+    without_data,
+)
 from vaultgraph.http.multipart import FORM_STATE, csrf_refusal, is_multipart, upload_adapter
+from vaultgraph.http.persisted import PersistedQueries, PersistedQueryError
 from vaultgraph.http.refusals import Refusal, code_for_status, refusal_response
 from vaultgraph.http.request_body import SHAPE, check_batch, decode_json
 from vaultgraph.http.upload_slots import UploadSlots
-from vaultgraph.http.ws import MeasuredWebSocket, PayloadTexts, TransportWSHandler
+from vaultgraph.http.ws import BAD_INIT, CloseSocket, MeasuredWebSocket, PayloadTexts, TransportWSHandler
 from vaultgraph.services.uploads import UploadLimits
 
 log = structlog.get_logger(__name__)
@@ -50,7 +61,8 @@ class GuardedGraphQL(GraphQL[Any, None]):
     websocket_adapter_class = MeasuredWebSocket  # sizes for the message cap (http/ws.py)
 
     def __init__(self, schema: BaseSchema, authenticator: Authenticator, ws_init_timeout: float = 10.0,
-                 upload_limits: UploadLimits | None = None, max_message_bytes: int = 0, **kwargs: Any) -> None:
+                 upload_limits: UploadLimits | None = None, max_message_bytes: int = 0,
+                 persisted_queries: int = 0, cors: CorsPolicy | None = None, **kwargs: Any) -> None:
         # Only graphql-transport-ws: legacy graphql-ws has no connection_init deadline and no close codes.
         # (Constructor arguments: strawberry's __init__ overwrites class attributes of the same names.)
         super().__init__(schema, subscription_protocols=(GRAPHQL_TRANSPORT_WS_PROTOCOL,),
@@ -58,8 +70,9 @@ class GuardedGraphQL(GraphQL[Any, None]):
                          multipart_uploads_enabled=upload_limits is not None, **kwargs)
         self.authenticator = authenticator
         self.payload_texts = PayloadTexts()
+        self.persisted = PersistedQueries(persisted_queries)  # APQ's hash -> query (http/persisted.py)
+        self.cors = cors
         self.max_message_bytes = max_message_bytes  # a WebSocket message's cap: the HTTP body's (http/ws.py)
-        self.graphiql_csp = graphiql_csp(self.graphql_ide_html) if self.graphql_ide else None
         self.upload_slots: UploadSlots | None = None
         if upload_limits is not None:  # multipart read within the upload limits (http/multipart.py)
             self.request_adapter_class = upload_adapter(upload_limits)
@@ -77,12 +90,19 @@ class GuardedGraphQL(GraphQL[Any, None]):
             setattr(request.state, UPLOAD_SLOT_STATE, principal.tenant_id)
         return principal
 
+    def is_websocket_origin_allowed(self, request: WebSocket, origin: str) -> bool:
+        """A page of another origin may open the socket when CORS lets it call over HTTP (http/cors.py)."""
+        return self.cors is not None and self.cors.allows(origin)
+
     async def on_ws_connect(self, context: PrincipalContext) -> UnsetType | dict[str, object] | None:
-        """Authenticate connection_init; a refusal closes the socket with 4403 before any operation runs."""
+        """Authenticate connection_init; a refusal closes the socket with 4403 (a malformed or contradicting payload
+        with 4400 and the reason) before any operation runs."""
         try:
             principal = await self.authenticator.connection_init(context.connection_params or {}, context.request)
         except Refusal as exc:
             log.info("websocket refused", code=exc.code, reason=exc.message)
+            if exc.status == 400:  # the payload is malformed or contradicts the handshake: say which, as 4400
+                raise CloseSocket(BAD_INIT, exc.message) from exc
             raise ConnectionRejectionError({"code": exc.code, "message": exc.message}) from exc
         context.use_principal(principal)
         return cast(UnsetType, UNSET)  # a plain connection_ack
@@ -96,8 +116,18 @@ class GuardedGraphQL(GraphQL[Any, None]):
             return {"message": exc.message, "extensions": {"code": exc.code, **exc.details}}
         return None
 
+    def should_render_graphql_ide(self, request: Any) -> bool:
+        # A hash-only persisted query by GET has no `query` either; it wants the answer, not the IDE (curl: */*).
+        return super().should_render_graphql_ide(request) and request.query_params.get("extensions") is None
+
+    @property
+    def graphql_ide_html(self) -> str:
+        """GraphiQL from the web build, not strawberry's page (which loads React and GraphiQL from a CDN); it gets
+        the explorer's Content-Security-Policy (http/headers.py): every script and style from this origin."""
+        return graphiql_page()
+
     async def render_graphql_ide(self, request: Request) -> HTMLResponse:
-        return HTMLResponse(self.graphql_ide_html, headers={"Content-Security-Policy": self.graphiql_csp or ""})
+        return HTMLResponse(self.graphql_ide_html)
 
     def parse_json(self, data: str | bytes) -> Any:
         return decode_json(data)  # a 400 for every body that is not JSON, not only for JSONDecodeError
@@ -116,11 +146,29 @@ class GuardedGraphQL(GraphQL[Any, None]):
                                 root_value: Any, sub_response: Any) -> Any:
         if isinstance(request_data, list):
             self.authenticator.charge(request, len(request_data) - 1)
-        return await super().execute_operation(request, request_adapter, request_data, context, root_value,
-                                               sub_response)
+        result = await super().execute_operation(request, request_adapter, request_data, context, root_value,
+                                                 sub_response)
+        if wants_graphql_response(request.headers):  # the GraphQL-over-HTTP media type and status rules
+            sub_response.media_type = GRAPHQL_RESPONSE
+            if isinstance(result, PreExecutionError):  # nothing executed: a request error (one operation only)
+                sub_response.status_code = REQUEST_ERROR_STATUS
+        return result
+
+    def create_response(self, response_data: Any, sub_response: Response) -> Response:
+        if sub_response.media_type != GRAPHQL_RESPONSE:
+            return super().create_response(response_data, sub_response)
+        if sub_response.status_code == REQUEST_ERROR_STATUS:
+            response_data = without_data(response_data)
+        response = super().create_response(response_data, sub_response)
+        response.headers["content-type"] = GRAPHQL_RESPONSE
+        return response
 
     async def execute_single(self, request: Request, request_adapter: Any, sub_response: Any, context: Any,
-                             root_value: Any, request_data: GraphQLRequestData) -> Any:
+                             root_value: Any, request_data: GraphQLRequestData) -> ExecutionResult:
+        try:
+            request_data = self.persisted.resolve(request_data)
+        except PersistedQueryError as exc:  # a request error: nothing ran (a 4xx under graphql-response+json)
+            return PreExecutionError(data=None, errors=[exc.error])
         if _is_subscription(request_data):  # strawberry would run it as a query and fail inside the resolver
             raise HTTPException(400, "subscriptions run over WebSocket at /graphql (graphql-transport-ws), not HTTP")
         return await super().execute_single(request, request_adapter, sub_response, context, root_value,
@@ -134,9 +182,9 @@ class GuardedGraphQL(GraphQL[Any, None]):
         try:
             return await super().run(request, context, root_value)
         except Refusal as exc:
-            return exc.response()
+            return self._negotiated(request, exc.response())
         except HTTPException as exc:
-            return self._http_refusal(exc)
+            return self._negotiated(request, self._http_refusal(exc))
         finally:
             form = getattr(request.state, FORM_STATE, None) if isinstance(request, Request) else None
             if form is not None:
@@ -144,6 +192,10 @@ class GuardedGraphQL(GraphQL[Any, None]):
             slot = getattr(request.state, UPLOAD_SLOT_STATE, None) if isinstance(request, Request) else None
             if slot is not None and self.upload_slots is not None:
                 self.upload_slots.give_back(slot)
+
+    @staticmethod
+    def _negotiated(request: Request | WebSocket, response: Response) -> Response:
+        return as_graphql_response(response) if wants_graphql_response(request.headers) else response
 
     def _http_refusal(self, exc: HTTPException) -> Response:
         if exc.reason == "Too many operations":

@@ -18,7 +18,11 @@ from starlette.websockets import WebSocketDisconnect, WebSocketState
 from strawberry.asgi import ASGIWebSocketAdapter
 from strawberry.http.exceptions import NonJsonMessageReceived, NonTextMessageReceived, WebSocketDisconnected
 from strawberry.subscriptions.protocols.graphql_transport_ws.handlers import BaseGraphQLTransportWSHandler
-from strawberry.subscriptions.protocols.graphql_transport_ws.types import Message, SubscribeMessage
+from strawberry.subscriptions.protocols.graphql_transport_ws.types import (
+    ConnectionInitMessage,
+    Message,
+    SubscribeMessage,
+)
 
 from vaultgraph.lru import Lru
 
@@ -26,7 +30,18 @@ RECENT_PAYLOADS = 256  # a payload is asked for by all of its subscribers within
 # How far past the message cap uvicorn reads a frame (`ws_max_size`, app.uvicorn_options): a message a little over
 # the cap gets a coded answer from this handler; a bigger one is closed by the WebSocket library (1009) unread.
 FRAME_SLACK_BYTES = 64 * 1024
+BAD_INIT = 4400  # a connection_init whose payload is malformed or names another tenant than the handshake
 TOO_BIG = 4413  # a message other than `subscribe` over the cap (4400-4499: the protocol's client-error range)
+
+
+class CloseSocket(Exception):
+    """Raised while a connection_init is admitted: close the socket with this code and reason (a close reason
+    holds at most 123 bytes, so a long one is cut)."""
+
+    def __init__(self, code: int, reason: str) -> None:
+        super().__init__(reason)
+        self.code = code
+        self.reason = reason.encode("utf-8")[:123].decode("utf-8", "ignore")
 
 
 class MeasuredWebSocket(ASGIWebSocketAdapter):
@@ -97,6 +112,12 @@ class TransportWSHandler(BaseGraphQLTransportWSHandler[Any, None]):
             await self.websocket.close(code=TOO_BIG, reason=f"message larger than {cap} bytes")
             return
         await super().handle_message(message)
+
+    async def handle_connection_init(self, message: ConnectionInitMessage) -> None:
+        try:
+            await super().handle_connection_init(message)
+        except CloseSocket as exc:  # the view's own codes (strawberry knows only 4403 "Forbidden")
+            await self.websocket.close(code=exc.code, reason=exc.reason)
 
     async def handle_subscribe(self, message: SubscribeMessage) -> None:
         if self.connection_acknowledged and message["id"] not in self.operations:

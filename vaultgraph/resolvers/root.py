@@ -27,6 +27,7 @@ from vaultgraph.schema.broadcast import SharedResults, sharing_executor
 from vaultgraph.schema.document_cache import document_cache
 from vaultgraph.schema.errors import ErrorPolicy
 from vaultgraph.schema.links import Link
+from vaultgraph.schema.scalars import SCALARS
 from vaultgraph.schema.types import Document, Note
 from vaultgraph.schema.warnings import Warnings
 
@@ -91,6 +92,8 @@ def build_schema(
 ) -> strawberry.Schema:
     """The schema; `create_app` adds the API limits (schema/limits.py) and the batching config from Settings."""
     shared_results = SharedResults()
+    config = config or StrawberryConfig()
+    config.scalar_map = {**SCALARS, **config.scalar_map}  # JSON, Date, DateTime (schema/scalars.py)
     schema = VaultgraphSchema(
         query=Query, mutation=Mutation, subscription=Subscription, types=[Document, Note, Link],
         extensions=[ErrorPolicy, Warnings, *(extra_extensions or []), document_cache()], config=config,

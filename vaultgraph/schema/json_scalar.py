@@ -3,7 +3,7 @@
 Python's `json` reads `NaN` and `Infinity` in a request body, and graphql-core reads `1e999` as infinity; stored
 as they came, they would be written back out as invalid JSON (`{"x": NaN}`) to every client that reads the item.
 strawberry's own scalar passes any value through, so this one takes its place (`scalar_map`, wired by
-`create_app`) with the same name and description: the printed schema does not change.
+`build_schema` through schema/scalars.py) with the same name and description: the printed schema does not change.
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from graphql import GraphQLError, ValueNode, value_from_ast_untyped
-from strawberry.scalars import JSON
 from strawberry.types.scalar import ScalarDefinition, scalar
 
 DESCRIPTION = ("The `JSON` scalar type represents JSON values as specified by [ECMA-404]"
@@ -44,4 +43,3 @@ JSON_SCALAR: ScalarDefinition = scalar(
     name="JSON", description=DESCRIPTION, specified_by_url=SPECIFIED_BY,
     serialize=lambda value: value, parse_value=finite, parse_literal=parse_literal,
 )
-JSON_SCALARS: dict[object, ScalarDefinition] = {JSON: JSON_SCALAR}
