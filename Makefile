@@ -20,6 +20,7 @@ test: setup web clients-js chromium redis
 	$(BIN)/ruff check vaultgraph tests
 	$(BIN)/mypy vaultgraph
 	$(BIN)/lint-imports
+	$(BIN)/deptry .
 	cd web && npm run --silent typecheck:e2e
 	$(BIN)/pytest $(PYTEST_PARALLEL) -m "not slow"
 
@@ -27,6 +28,7 @@ test-all: setup web clients-js chromium redis
 	$(BIN)/ruff check vaultgraph tests
 	$(BIN)/mypy vaultgraph
 	$(BIN)/lint-imports
+	$(BIN)/deptry .
 	cd web && npm run --silent typecheck:e2e
 	$(BIN)/pytest $(PYTEST_PARALLEL)
 
