@@ -7,7 +7,7 @@ from typing import Annotated, Any
 import strawberry
 
 from vaultgraph.errors import InvalidInput
-from vaultgraph.schema.arguments import After, First, ScopeFilter
+from vaultgraph.schema.arguments import After, Before, First, Last, ScopeFilter
 from vaultgraph.schema.context import Info
 from vaultgraph.schema.inputs import DeletePayload, DocumentInput, DocumentUpdateInput
 from vaultgraph.schema.types import Document, DocumentConnection
@@ -47,11 +47,14 @@ async def documents(
     category: Annotated[str | None, strawberry.argument(description="Only documents of this category.")] = None,
     first: First = None,
     after: After = None,
+    last: Last = None,
+    before: Before = None,
 ) -> DocumentConnection:
     """Documents you can see, in path order, a page at a time (Relay cursor connection)."""
     ctx = info.context
     filters = DocumentFilter(scope=scope, doc_type=doc_type, team_id=team_id, agent_id=agent_id, category=category)
-    return DocumentConnection.from_page(await ctx.services.documents.page(ctx.principal, filters, first, after))
+    page = await ctx.services.documents.page(ctx.principal, filters, first, after, last, before)
+    return DocumentConnection.from_page(page)
 
 
 async def create_document(

@@ -7,7 +7,7 @@ from typing import Annotated
 import strawberry
 
 from vaultgraph.errors import InvalidInput
-from vaultgraph.schema.arguments import After, First, ScopeFilter
+from vaultgraph.schema.arguments import After, Before, First, Last, ScopeFilter
 from vaultgraph.schema.context import Info
 from vaultgraph.schema.inputs import DeletePayload, NoteInput, NotePatch, SaveNotePayload
 from vaultgraph.schema.prefetch import connection_asks, page_item_fields, prime, whole_reads
@@ -60,13 +60,16 @@ async def notes(
     include_archived: Annotated[bool, strawberry.argument(description="Archived notes too.")] = False,
     first: First = None,
     after: After = None,
+    last: Last = None,
+    before: Before = None,
 ) -> NoteConnection:
     """Notes you can see, most recently updated first, a page at a time (Relay cursor connection)."""
     ctx = info.context
     filters = NoteFilter(scope=scope, kind=kind, tag=tag, pinned=pinned, include_archived=include_archived)
     # The page, its total and the link connections its notes are asked for: one statement.
     asks = connection_asks(page_item_fields(info.selected_fields))
-    page, answers = await whole_reads(ctx.services).notes_page(ctx.principal, filters, first, after, asks)
+    page, answers = await whole_reads(ctx.services).notes_page(ctx.principal, filters, first, after, asks, last,
+                                                               before)
     for note_id, note_answers in answers.items():
         prime(ctx.loaders, note_id, asks, note_answers)
     return NoteConnection.from_page(page)

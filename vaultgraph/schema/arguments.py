@@ -16,6 +16,12 @@ First: TypeAlias = Annotated[int | None, strawberry.argument(description=(
 After: TypeAlias = Annotated[str | None, strawberry.argument(description=(
     "Start after this cursor (an edge's `cursor` or `pageInfo.endCursor`); a cursor this API did not return is "
     "INVALID_INPUT."))]
+Last: TypeAlias = Annotated[int | None, strawberry.argument(description=(
+    f"Items of this page, counted back from the end (or from `before`): Relay's backward paging; {PAGE_BOUND}. "
+    "With `first` too: INVALID_INPUT."))]
+Before: TypeAlias = Annotated[str | None, strawberry.argument(description=(
+    "End before this cursor (an edge's `cursor` or `pageInfo.startCursor`); a cursor this API did not return is "
+    "INVALID_INPUT."))]
 LinkTypes: TypeAlias = Annotated[list[str] | None, strawberry.argument(description=(
     "Only links of these types (WIKILINK, REFERENCES, … or an UPPER_SNAKE type of at most 50 characters); "
     "INVALID_INPUT for another spelling. Null or empty: every type."))]

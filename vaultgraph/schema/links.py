@@ -139,7 +139,7 @@ def _nodes(page: domain.Page[domain.Link]) -> list[Link]:
 
 
 def _page_info(page: domain.Page[domain.Link]) -> PageInfo:
-    return PageInfo(has_next_page=page.has_next_page, end_cursor=page.items[-1][0] if page.items else None)
+    return PageInfo.of(page)
 
 
 def _total(page: domain.Page[domain.Link]) -> int:

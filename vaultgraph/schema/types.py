@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from datetime import date, datetime
-from typing import TYPE_CHECKING, Annotated, TypeAlias, cast
+from typing import TYPE_CHECKING, Annotated, Any, TypeAlias, cast
 
 import strawberry
 from graphql import FieldNode, FragmentSpreadNode, InlineFragmentNode, SelectionSetNode
 from strawberry.scalars import JSON
 
 from vaultgraph import domain
-from vaultgraph.schema.arguments import After, First, LinkTypes
+from vaultgraph.schema.arguments import After, Before, First, Last, LinkTypes
 from vaultgraph.schema.context import Info
 from vaultgraph.schema.enums import schema_enum
 from vaultgraph.schema.loaders import CountKey, PageKey
@@ -87,12 +87,12 @@ def _selected_names(info: Info) -> set[str]:
 
 
 def _connection(info: Info, item_id: str, outgoing: bool, types: list[str] | None, first: int | None,
-                after: str | None) -> LinkConnection:
+                after: str | None, last: int | None, before: str | None) -> LinkConnection:
     from vaultgraph.schema.links import LinkConnection
 
     key_types = tuple(types) if types else None
     selected = _selected_names(info)
-    return LinkConnection(page_key=PageKey(item_id, outgoing, key_types, first, after),
+    return LinkConnection(page_key=PageKey(item_id, outgoing, key_types, first, after, last, before),
                           count_key=CountKey(item_id, outgoing, key_types),
                           with_totals="totalCount" in selected and bool(selected & _PAGE_FIELDS))
 
@@ -105,18 +105,18 @@ class Item(Node):
     team_id: str | None = strawberry.field(description="The owning team, for TEAM; else null.")
 
     @strawberry.field(description="Links from this item, ghosts (unresolved [[refs]]) included, oldest first.")
-    def outgoing(self, info: Info, types: LinkTypes = None, first: First = None,
-                 after: After = None) -> LinkConnectionType:
-        return _connection(info, str(self.id), True, types, first, after)
+    def outgoing(self, info: Info, types: LinkTypes = None, first: First = None, after: After = None,
+                 last: Last = None, before: Before = None) -> LinkConnectionType:
+        return _connection(info, str(self.id), True, types, first, after, last, before)
 
     @strawberry.field(description="Links to this item from items you can see, with their context snippets.")
-    def backlinks(self, info: Info, types: LinkTypes = None, first: First = None,
-                  after: After = None) -> LinkConnectionType:
+    def backlinks(self, info: Info, types: LinkTypes = None, first: First = None, after: After = None,
+                  last: Last = None, before: Before = None) -> LinkConnectionType:
         # Every backlink's `to` is this item: hand it to the loader `Link.to` asks, so it costs no read.
         item: domain.Item | None = getattr(self, "_domain", None)
         if item is not None:
             info.context.loaders.items.prime(item.id, item)
-        return _connection(info, str(self.id), False, types, first, after)
+        return _connection(info, str(self.id), False, types, first, after, last, before)
 
 
 @strawberry.type(description="A document's enrichment: its stage now, and why it failed or was skipped.")
@@ -207,9 +207,20 @@ def item_type(item: domain.Item) -> Document | Note:
 
 @strawberry.type(description="Where a page stands in its list (the Relay cursor connections spec).")
 class PageInfo:
-    has_next_page: bool = strawberry.field(description="True when more items follow this page; pass `endCursor` "
-                                                       "as `after` to read them.")
-    end_cursor: str | None = strawberry.field(description="The cursor of the page's last edge; null for an empty page.")
+    has_next_page: bool = strawberry.field(description=(
+        "Paging forward (`first`): true when more items follow this page (pass `endCursor` as `after` to read "
+        "them). Paging backward (`last`): false, as the spec allows."))
+    has_previous_page: bool = strawberry.field(description=(
+        "Paging backward (`last`): true when more items come before this page (pass `startCursor` as `before` to "
+        "read them). Paging forward (`first`): false, as the spec allows."))
+    start_cursor: str | None = strawberry.field(description="The cursor of the page's first edge; null when empty.")
+    end_cursor: str | None = strawberry.field(description="The cursor of the page's last edge; null when empty.")
+
+    @classmethod
+    def of(cls, page: domain.Page[Any]) -> PageInfo:
+        return cls(has_next_page=page.has_next_page, has_previous_page=page.has_previous_page,
+                   start_cursor=page.items[0][0] if page.items else None,
+                   end_cursor=page.items[-1][0] if page.items else None)
 
 
 @strawberry.type(description="A document in a page, with the cursor to page from it.")
@@ -231,9 +242,7 @@ class DocumentConnection:
     @classmethod
     def from_page(cls, page: domain.Page[domain.Document]) -> DocumentConnection:
         edges = [DocumentEdge(cursor=cursor, node=Document.from_domain(doc)) for cursor, doc in page.items]
-        return cls(edges=edges, page_info=PageInfo(has_next_page=page.has_next_page,
-                                                   end_cursor=edges[-1].cursor if edges else None),
-                   total_count=page.total_count)
+        return cls(edges=edges, page_info=PageInfo.of(page), total_count=page.total_count)
 
 
 @strawberry.type(description="A note in a page, with the cursor to page from it.")
@@ -255,9 +264,7 @@ class NoteConnection:
     @classmethod
     def from_page(cls, page: domain.Page[domain.Note]) -> NoteConnection:
         edges = [NoteEdge(cursor=cursor, node=Note.from_domain(note)) for cursor, note in page.items]
-        return cls(edges=edges, page_info=PageInfo(has_next_page=page.has_next_page,
-                                                   end_cursor=edges[-1].cursor if edges else None),
-                   total_count=page.total_count)
+        return cls(edges=edges, page_info=PageInfo.of(page), total_count=page.total_count)
 
 
 @strawberry.type(description="A tag and how many active (not archived) notes carry it.")
