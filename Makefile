@@ -69,6 +69,9 @@ web/dist/index.html: web/node_modules/.package-lock.json $(WEB_SOURCES)
 	cd web && npm run build
 	touch $@
 
+# The build checks web/src/schema.generated.ts against schema.graphql (web/scripts/schema-capabilities.mjs).
+web/dist/index.html: schema.graphql
+
 # relay-compiler, which tests/clients/test_relay_compiler.py runs over the fragments of tests/clients/relay/src
 # against schema.graphql: `npm ci` from its own lockfile when it changes (its npm package carries its binary).
 .PHONY: clients-relay
