@@ -9,8 +9,10 @@ from graphql import (
     GraphQLEnumType,
     GraphQLInputObjectType,
     GraphQLInterfaceType,
+    GraphQLNonNull,
     GraphQLObjectType,
     GraphQLSchema,
+    Undefined,
     build_ast_schema,
     parse,
     print_schema,
@@ -25,7 +27,9 @@ def test_schema_graphql_matches_the_printed_schema() -> None:
     printed = build_schema().as_str() + "\n"
     if os.environ.get("VAULTGRAPH_UPDATE_SCHEMA"):
         SNAPSHOT.write_text(printed)
-    assert SNAPSHOT.read_text() == printed, "schema changed: rerun with VAULTGRAPH_UPDATE_SCHEMA=1 and review"
+    assert SNAPSHOT.read_text() == printed, (
+        "schema changed: rerun with VAULTGRAPH_UPDATE_SCHEMA=1 and review; then the same for "
+        "tests/web/test_schema_capabilities.py (the explorer's module)")
 
 
 def _without_descriptions(sdl: str) -> str:
@@ -85,3 +89,14 @@ def test_the_check_names_what_lacks_a_description() -> None:
     '''
     assert sorted(undocumented(build_ast_schema(parse(sdl)))) == [
         "Filter", "Filter.b", "Kind", "Kind.B", "Query.bare", "Query.seen(first:)", "Unused", "Unused.x(f:)"]
+
+
+def test_no_input_field_is_non_null_with_a_default() -> None:
+    """A non-null input field with a default is optional yet typed as required, which code generators
+    (ariadne-codegen) turn into a required field: such fields are nullable, null meaning the default."""
+    schema = build_schema()._schema
+    both = [f"{name}.{field_name}" for name, type_ in schema.type_map.items()
+            if isinstance(type_, GraphQLInputObjectType)
+            for field_name, field in type_.fields.items()
+            if isinstance(field.type, GraphQLNonNull) and field.default_value is not Undefined]
+    assert both == []

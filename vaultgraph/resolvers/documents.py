@@ -9,7 +9,7 @@ import strawberry
 from vaultgraph.errors import InvalidInput
 from vaultgraph.schema.arguments import After, Before, First, Last, ScopeFilter
 from vaultgraph.schema.context import Info
-from vaultgraph.schema.inputs import DeletePayload, DocumentInput, DocumentUpdateInput
+from vaultgraph.schema.inputs import DeletePayload, DocumentInput, DocumentUpdateInput, owner_scope
 from vaultgraph.schema.types import Document, DocumentConnection
 from vaultgraph.services.documents import DocumentDraft, DocumentFilter
 
@@ -64,8 +64,8 @@ async def create_document(
     document already has that path in that space; FORBIDDEN for a space your key cannot write."""
     ctx = info.context
     draft = DocumentDraft(
-        path=input.path, content=input.content, title=input.title, doc_type=input.doc_type, scope=input.scope,
-        agent_id=input.agent_id, team_id=input.team_id, category=input.category,
+        path=input.path, content=input.content, title=input.title, doc_type=input.doc_type,
+        scope=owner_scope(input.scope), agent_id=input.agent_id, team_id=input.team_id, category=input.category,
         metadata=_object(input.metadata, "metadata"),
     )
     return Document.from_domain(await ctx.services.documents.create(ctx.principal, draft))

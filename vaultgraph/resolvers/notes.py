@@ -9,7 +9,7 @@ import strawberry
 from vaultgraph.errors import InvalidInput
 from vaultgraph.schema.arguments import After, Before, First, Last, ScopeFilter
 from vaultgraph.schema.context import Info
-from vaultgraph.schema.inputs import DeletePayload, NoteInput, NotePatch, SaveNotePayload
+from vaultgraph.schema.inputs import DeletePayload, NoteInput, NotePatch, SaveNotePayload, owner_scope
 from vaultgraph.schema.prefetch import connection_asks, page_item_fields, prime, whole_reads
 from vaultgraph.schema.types import Note, NoteConnection, TagCount
 from vaultgraph.services import notes as service
@@ -96,7 +96,7 @@ async def save_note(
     ctx = info.context
     draft = NoteDraft(
         title=input.title, body=input.body, id=str(input.id) if input.id else None, slug=input.slug,
-        kind=input.kind, pinned=input.pinned, note_date=_day(input.note_date), scope=input.scope,
+        kind=input.kind, pinned=input.pinned, note_date=_day(input.note_date), scope=owner_scope(input.scope),
         agent_id=input.agent_id, team_id=input.team_id, if_body_sha256=input.if_body_sha256,
         rewrite_links=rewrite_links,
     )

@@ -10,6 +10,15 @@ from strawberry.scalars import JSON
 from vaultgraph.schema.arguments import OWNER_AGENT, OWNER_SCOPE, OWNER_TEAM
 from vaultgraph.schema.types import Note, Scope
 
+# Input fields with a default are nullable, null meaning the default: a non-null field with a default is optional
+# to a client yet typed as required, and code generators (ariadne-codegen) then demand it.
+DEFAULT_SCOPE = Scope.SHARED
+
+
+def owner_scope(scope: Scope | None) -> Scope:
+    """The scope an input names; null is the default."""
+    return DEFAULT_SCOPE if scope is None else scope
+
 
 @strawberry.input(description="A new document: the file is written to the workspace and registered.")
 class DocumentInput:
@@ -20,7 +29,7 @@ class DocumentInput:
     title: str | None = strawberry.field(default=None, description=(
         "At most 500 characters; defaults to the first heading, else the file name."))
     doc_type: str | None = strawberry.field(default=None, description="Defaults from the file suffix.")
-    scope: Scope = strawberry.field(default=Scope.SHARED, description=OWNER_SCOPE)
+    scope: Scope | None = strawberry.field(default=DEFAULT_SCOPE, description=OWNER_SCOPE + " Null: SHARED.")
     agent_id: str | None = strawberry.field(default=None, description=OWNER_AGENT)
     team_id: str | None = strawberry.field(default=None, description=OWNER_TEAM)
     category: str | None = strawberry.field(default=None, description=(
@@ -59,7 +68,7 @@ class NoteInput:
         "Pin or unpin; left out: the front matter's `pinned`, else the stored value, else false."))
     note_date: date | None = strawberry.field(default=strawberry.UNSET, description=(
         "The day the note is about; null clears it, left out keeps it (or takes the front matter's date)."))
-    scope: Scope = strawberry.field(default=Scope.SHARED, description=OWNER_SCOPE)
+    scope: Scope | None = strawberry.field(default=DEFAULT_SCOPE, description=OWNER_SCOPE + " Null: SHARED.")
     agent_id: str | None = strawberry.field(default=None, description=OWNER_AGENT)
     team_id: str | None = strawberry.field(default=None, description=OWNER_TEAM)
     if_body_sha256: str | None = strawberry.field(
