@@ -67,7 +67,7 @@ class Query:
     context_pack = _field(context_pack_resolvers.context_pack)
 
 
-@strawberry.type(description="Writes, each in one transaction: a refused write (an error) changes nothing.")
+@strawberry.type(description="Writes. One refused with an error changes nothing; each field names its errors.")
 class Mutation:
     create_document = _field(document_resolvers.create_document)
     update_document = _field(document_resolvers.update_document)

@@ -49,7 +49,7 @@ class Link(Node):
     context: str | None = strawberry.field(description="About 25 characters of source either side of the link.")
     origin: LinkOrigin = strawberry.field(description="Who made it.")
     confidence: float | None = strawberry.field(description=(
-        "0-1 for a guessed link (a fuzzy ghost binding, a classified suggestion); null for exact or authored ones."))
+        "0-1 for a guessed link (a fuzzy ghost binding, a classified link); null for exact or authored ones."))
     created_at: datetime = strawberry.field(description="When it was made (UTC); connections list links by it.")
     created_by_agent_id: str | None = strawberry.field(description=(
         "The agent whose request created the link (createLink, link_items, acceptSuggestion); null when a person "

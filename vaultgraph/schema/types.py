@@ -37,10 +37,12 @@ schema_enum(domain.EnrichmentStage, "Where a document is in enrichment; DONE, FA
     "SKIPPED": "Cannot be enriched (empty, over 4 MB, or not UTF-8 text); `error` says why, a retry changes nothing.",
 })
 schema_enum(domain.LinkOrigin, "Who made a link.", {
-    "USER": "A person, through createLink or acceptSuggestion.",
-    "AGENT": "An agent's API key, through createLink (or the MCP link tool).",
-    "WIKILINK": "A [[wikilink]] in a note's body; changes only with the body.",
-    "SUGGESTION": "The enrichment pipeline's link classification; carries a `confidence`.",
+    "USER": "A person, through createLink, or anyone through acceptSuggestion.",
+    "AGENT": "An agent's API key through createLink (or the MCP tools), or enrichment's link classification "
+             "(with the cosine as `confidence`).",
+    "WIKILINK": "A [[wikilink]] in a text; changes only with the text.",
+    "SUGGESTION": "Kept for links suggested and stored unaccepted; this version writes none (acceptSuggestion "
+                  "makes USER links).",
 })
 schema_enum(domain.Direction, "Which way to follow links.", {
     "OUT": "From source to target, as the link points.",
