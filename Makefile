@@ -55,7 +55,7 @@ check: lint typecheck test
 
 clean:
 	rm -rf $(VENV) vaultgraph/neo4j_local/launcher/target .vaultgraph-test
-	rm -rf web/node_modules web/dist tests/clients/js/node_modules
+	rm -rf web/node_modules web/dist tests/clients/js/node_modules tests/clients/relay/node_modules
 
 # The web explorer (web/, served at "/"): `npm ci` when the lockfile changes, a build when its sources change.
 .PHONY: web clients-js chromium redis
@@ -78,6 +78,20 @@ clients-js: tests/clients/js/node_modules/.package-lock.json
 tests/clients/js/node_modules/.package-lock.json: tests/clients/js/package-lock.json
 	cd tests/clients/js && npm ci --no-audit --no-fund
 	touch $@
+
+# The build checks web/src/schema.generated.ts against schema.graphql (web/scripts/schema-capabilities.mjs).
+web/dist/index.html: schema.graphql
+
+# relay-compiler, which tests/clients/test_relay_compiler.py runs over the fragments of tests/clients/relay/src
+# against schema.graphql: `npm ci` from its own lockfile when it changes (its npm package carries its binary).
+.PHONY: clients-relay
+clients-relay: tests/clients/relay/node_modules/.package-lock.json
+
+tests/clients/relay/node_modules/.package-lock.json: tests/clients/relay/package-lock.json
+	cd tests/clients/relay && npm ci --no-audit --no-fund
+	touch $@
+
+test test-all: clients-relay
 
 # The browser tests (web/e2e/, run by tests/web/) drive Debian's Chromium through the npm playwright-core, a
 # devDependency that `npm ci` installs with the rest (it downloads no browser); CI runs as root.

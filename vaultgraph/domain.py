@@ -109,6 +109,7 @@ class Page(Generic[T]):
     items: list[tuple[str, T]]
     has_next_page: bool
     total_count: int = 0
+    has_previous_page: bool = False  # known when paging backward (Relay's last/before)
     extra: dict[str, Any] = field(default_factory=dict)
 
 

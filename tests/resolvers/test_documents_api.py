@@ -137,3 +137,13 @@ async def test_create_document_takes_only_the_text_kinds_uploads_take(server: Ru
     for path, doc_type in (("a.markdown", "markdown"), ("b.TXT", "text"), ("c.htm", "html"), ("d.tsv", "tsv")):
         created = await server.data(CREATE, {"input": {"path": path, "content": "x"}})
         assert created["createDocument"]["docType"] == doc_type
+
+
+async def test_an_input_field_with_a_default_takes_null_as_that_default(server: RunningServer) -> None:
+    # Generated clients (ariadne-codegen, sgqlc) send null for an optional field they were not given.
+    created = await server.data(
+        "mutation { createDocument(input: {path: \"n.md\", content: \"x\", scope: null}) { scope agentId } }")
+    assert created["createDocument"] == {"scope": "SHARED", "agentId": None}
+    saved = await server.data(
+        'mutation { saveNote(input: {title: "Nulled", body: "x", scope: null}) { note { scope } } }')
+    assert saved["saveNote"]["note"]["scope"] == "SHARED"

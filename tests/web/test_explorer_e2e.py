@@ -38,6 +38,7 @@ class Scenario:
     name: str
     workers: bool  # the enrichment workers run, for this tenant only
     api_key: bool  # development mode off; the scenario gets a key of its tenant in VAULTGRAPH_E2E_KEY
+    introspection: bool = True  # false: the server refuses introspection, as production should
 
 
 def catalog() -> list[Any]:
@@ -54,7 +55,8 @@ def catalog() -> list[Any]:
         return [pytest.param(f"node web/e2e/catalog.mjs failed:\n{listed.stderr}{listed.stdout}", id="catalog")]
     params = []
     for entry in json.loads(listed.stdout):
-        scenario = Scenario(entry["file"], entry["name"], entry["needs"]["workers"], entry["needs"]["apiKey"])
+        needs = entry["needs"]
+        scenario = Scenario(entry["file"], entry["name"], needs["workers"], needs["apiKey"], needs["introspection"])
         group = Path(scenario.file).name.removesuffix(".test.mjs")
         params.append(pytest.param(scenario, id=f"{group}:{re.sub(r'[^0-9A-Za-z]+', '_', scenario.name).strip('_')}"))
     return params
@@ -104,6 +106,8 @@ async def test_explorer(scenario: Scenario | str, settings: Settings, tenant: st
         update["enrichment_workers"] = True
     if scenario.api_key:
         update["dev_mode"] = False
+    if not scenario.introspection:
+        update["introspection"] = False
     env = {name: value for name, value in os.environ.items() if not name.startswith("VAULTGRAPH_E2E_")}
     env["VAULTGRAPH_E2E_TEST"] = scenario.name
     async with run_server(settings.model_copy(update=update)) as server:

@@ -48,10 +48,21 @@ WHERE d.deletedAt IS NULL AND ($ownerKeys IS NULL OR d.ownerKey IN $ownerKeys)
   AND ($category IS NULL OR d.category = $category)
 """
 
-DOCUMENTS_PAGE = _DOCUMENT_FILTERS + """\
+
+
+def _documents_page(backward: bool) -> str:
+    """The page between the cursors, read from `after` onward, or (backward) from `before` back."""
+    order = "d.path DESC, d.id DESC" if backward else "d.path, d.id"
+    return _DOCUMENT_FILTERS + f"""\
   AND ($afterPath IS NULL OR d.path > $afterPath OR (d.path = $afterPath AND d.id > $afterId))
-WITH d ORDER BY d.path, d.id LIMIT $limit
+  AND ($beforePath IS NULL OR d.path < $beforePath OR (d.path = $beforePath AND d.id < $beforeId))
+WITH d ORDER BY {order} LIMIT $limit
 RETURN """ + _DOCUMENT
+
+
+DOCUMENTS_PAGE = _documents_page(backward=False)
+DOCUMENTS_PAGE_BACKWARD = _documents_page(backward=True)
+PAGE_PARAMS = frozenset({"afterPath", "afterId", "beforePath", "beforeId", "limit"})
 
 COUNT_DOCUMENTS = _DOCUMENT_FILTERS + "RETURN count(d) AS total\n"
 
@@ -94,18 +105,21 @@ async def document_id_at(tx: AsyncManagedTransaction, tenant: str, owner_key: st
     return record["id"] if record else None
 
 
-async def documents_page(tx: AsyncManagedTransaction, **params: Any) -> list[Document]:
-    result = await tx.run(DOCUMENTS_PAGE, **params)
+async def documents_page(tx: AsyncManagedTransaction, backward: bool = False, **params: Any) -> list[Document]:
+    """The page's rows in reading order: backward, the nearest to `before` first."""
+    result = await tx.run(DOCUMENTS_PAGE_BACKWARD if backward else DOCUMENTS_PAGE, **params)
     return [document_from_node(record["d"]) async for record in result]
 
 
-async def documents_page_and_total(tx: AsyncManagedTransaction, **params: Any) -> tuple[list[Document], int]:
+async def documents_page_and_total(
+    tx: AsyncManagedTransaction, backward: bool = False, **params: Any
+) -> tuple[list[Document], int]:
     """A page and the total of its filters in one transaction."""
-    return await documents_page(tx, **params), await count_documents(tx, **params)
+    return await documents_page(tx, backward, **params), await count_documents(tx, **params)
 
 
 async def count_documents(tx: AsyncManagedTransaction, **params: Any) -> int:
-    params = {k: v for k, v in params.items() if k not in ("afterPath", "afterId", "limit")}
+    params = {k: v for k, v in params.items() if k not in PAGE_PARAMS}
     record = await (await tx.run(COUNT_DOCUMENTS, **params)).single(strict=True)
     return int(record["total"])
 

@@ -116,26 +116,36 @@ WITH t WHERE t:Ghost
 """ + drop_if_orphan("t")
 
 # Pages of links for many items at once: one statement per batch, so N items cost one query, not N.
-_PAGE_TAIL = """
+# Oldest first; between the cursors, read from `after` onward or (backward, Relay's last/before) from `before` back.
+PAGE_FILTERS = """
   AND ($types IS NULL OR type(r) IN $types)
   AND ($ownerKeys IS NULL OR other:Ghost OR other.ownerKey IN $ownerKeys)
   AND (other:Ghost OR (other.deletedAt IS NULL))
   AND ($afterTs IS NULL OR r.createdAt > datetime($afterTs) OR (r.createdAt = datetime($afterTs) AND r.id > $afterId))
-  RETURN r, other ORDER BY r.createdAt, r.id LIMIT $limit
-}
-RETURN id, """ + f"{link_map('r')} AS r, {item_map('other')} AS other"
+  AND ($beforeTs IS NULL OR r.createdAt < datetime($beforeTs)
+       OR (r.createdAt = datetime($beforeTs) AND r.id < $beforeId))"""
 
-OUTGOING_PAGES = """
-UNWIND $ids AS id
-CALL (id) {
-  MATCH (:Item {tenantId: $tenant, id: id})-[r]->(other)
-  WHERE (other:Item OR other:Ghost)""" + _PAGE_TAIL
 
-BACKLINK_PAGES = """
+def page_order(backward: bool) -> str:
+    return "r.createdAt DESC, r.id DESC" if backward else "r.createdAt, r.id"
+
+
+def _pages(outgoing: bool, backward: bool) -> str:
+    match = ("MATCH (:Item {tenantId: $tenant, id: id})-[r]->(other)\n  WHERE (other:Item OR other:Ghost)" if outgoing
+             else "MATCH (:Item {tenantId: $tenant, id: id})<-[r]-(other:Item)\n  WHERE true")
+    return f"""
 UNWIND $ids AS id
-CALL (id) {
-  MATCH (:Item {tenantId: $tenant, id: id})<-[r]-(other:Item)
-  WHERE true""" + _PAGE_TAIL
+CALL (id) {{
+  {match}{PAGE_FILTERS}
+  RETURN r, other ORDER BY {page_order(backward)} LIMIT $limit
+}}
+RETURN id, {link_map('r')} AS r, {item_map('other')} AS other"""
+
+
+OUTGOING_PAGES = _pages(outgoing=True, backward=False)
+BACKLINK_PAGES = _pages(outgoing=False, backward=False)
+# Relay's last/before: the rows nearest `before` first (services/pagination.py turns the page round).
+PAGES_BACKWARD = {True: _pages(outgoing=True, backward=True), False: _pages(outgoing=False, backward=True)}
 
 OUTGOING_COUNTS = """
 UNWIND $ids AS id
@@ -211,9 +221,11 @@ async def links_with_key(
 
 
 async def link_pages(
-    tx: AsyncManagedTransaction, outgoing: bool, **params: Any
+    tx: AsyncManagedTransaction, outgoing: bool, backward: bool = False, **params: Any
 ) -> dict[str, list[Link]]:
-    result = await tx.run(OUTGOING_PAGES if outgoing else BACKLINK_PAGES, **params)
+    """Each item's page rows in reading order: backward, the nearest to `before` first."""
+    statement = PAGES_BACKWARD[outgoing] if backward else OUTGOING_PAGES if outgoing else BACKLINK_PAGES
+    result = await tx.run(statement, **params)
     pages: dict[str, list[Link]] = {id: [] for id in params["ids"]}
     async for record in result:
         pages[record["id"]].append(link_from_record(record["r"], record["other"]))
@@ -221,10 +233,10 @@ async def link_pages(
 
 
 async def link_pages_and_counts(
-    tx: AsyncManagedTransaction, outgoing: bool, **params: Any
+    tx: AsyncManagedTransaction, outgoing: bool, backward: bool = False, **params: Any
 ) -> tuple[dict[str, list[Link]], dict[str, int]]:
     """Pages and their totals in one transaction, for a connection that asks for both."""
-    pages = await link_pages(tx, outgoing, **params)
+    pages = await link_pages(tx, outgoing, backward, **params)
     return pages, await link_counts(tx, outgoing, **params)
 
 

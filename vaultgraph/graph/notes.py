@@ -98,10 +98,22 @@ WHERE n.updatedAt IS NOT NULL AND ($ownerKeys IS NULL OR n.ownerKey IN $ownerKey
   AND ($pinned IS NULL OR n.pinned = $pinned)
 """
 
-NOTES_PAGE = _NOTE_FILTERS + """\
+
+
+def _notes_page(backward: bool) -> str:
+    """The page between the cursors, read from `after` onward, or (backward) from `before` back."""
+    order = "n.updatedAt, n.id DESC" if backward else "n.updatedAt DESC, n.id"
+    return _NOTE_FILTERS + f"""\
   AND ($afterTs IS NULL OR n.updatedAt < datetime($afterTs) OR (n.updatedAt = datetime($afterTs) AND n.id > $afterId))
-WITH n ORDER BY n.updatedAt DESC, n.id LIMIT $limit
+  AND ($beforeTs IS NULL OR n.updatedAt > datetime($beforeTs)
+       OR (n.updatedAt = datetime($beforeTs) AND n.id < $beforeId))
+WITH n ORDER BY {order} LIMIT $limit
 RETURN """ + _NOTE
+
+
+NOTES_PAGE = _notes_page(backward=False)
+NOTES_PAGE_BACKWARD = _notes_page(backward=True)
+PAGE_PARAMS = frozenset({"afterTs", "afterId", "beforeTs", "beforeId", "limit"})
 
 COUNT_NOTES = _NOTE_FILTERS + "RETURN count(n) AS total\n"
 
@@ -184,18 +196,21 @@ async def set_indexed(tx: AsyncManagedTransaction, tenant: str, indexed: dict[st
     await (await tx.run(SET_INDEXED, tenant=tenant, rows=rows)).consume()
 
 
-async def notes_page(tx: AsyncManagedTransaction, **params: Any) -> list[Note]:
-    result = await tx.run(NOTES_PAGE, **params)
+async def notes_page(tx: AsyncManagedTransaction, backward: bool = False, **params: Any) -> list[Note]:
+    """The page's rows in reading order: backward, the nearest to `before` first."""
+    result = await tx.run(NOTES_PAGE_BACKWARD if backward else NOTES_PAGE, **params)
     return [note_from_node(record["n"]) async for record in result]
 
 
-async def notes_page_and_total(tx: AsyncManagedTransaction, **params: Any) -> tuple[list[Note], int]:
+async def notes_page_and_total(
+    tx: AsyncManagedTransaction, backward: bool = False, **params: Any
+) -> tuple[list[Note], int]:
     """A page and the total of its filters in one transaction: one round of BEGIN/COMMIT, not two."""
-    return await notes_page(tx, **params), await count_notes(tx, **params)
+    return await notes_page(tx, backward, **params), await count_notes(tx, **params)
 
 
 async def count_notes(tx: AsyncManagedTransaction, **params: Any) -> int:
-    params = {k: v for k, v in params.items() if k not in ("afterTs", "afterId", "limit")}
+    params = {k: v for k, v in params.items() if k not in PAGE_PARAMS}
     record = await (await tx.run(COUNT_NOTES, **params)).single(strict=True)
     return int(record["total"])
 

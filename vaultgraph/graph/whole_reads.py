@@ -22,6 +22,7 @@ from typing import Any
 
 from vaultgraph.domain import Direction, Item, Link, Note
 from vaultgraph.graph import items as item_cypher
+from vaultgraph.graph import links as link_cypher
 from vaultgraph.graph import notes as note_cypher
 from vaultgraph.graph.records import item_from_node, item_map, link_from_record, link_map, note_from_node, note_map
 from vaultgraph.graph.session import Graph
@@ -49,16 +50,12 @@ def _match(outgoing: bool) -> str:
 
 
 def _page_call(ask: LinkAsk, p: str) -> str:
-    """links.py's `_PAGE_TAIL` filters, collected in order into one list per item."""
+    """links.py's page filters (its parameters prefixed), read forward, collected in order into one list per item
+    (a connection paging backward is not read ahead: services/whole_reads.py)."""
     return f"""
 CALL (n) {{
-  {_match(ask.outgoing)}
-  AND (${p}types IS NULL OR type(r) IN ${p}types)
-  AND (${p}ownerKeys IS NULL OR other:Ghost OR other.ownerKey IN ${p}ownerKeys)
-  AND (other:Ghost OR (other.deletedAt IS NULL))
-  AND (${p}afterTs IS NULL OR r.createdAt > datetime(${p}afterTs)
-       OR (r.createdAt = datetime(${p}afterTs) AND r.id > ${p}afterId))
-  WITH r, other ORDER BY r.createdAt, r.id LIMIT ${p}limit
+  {_match(ask.outgoing)}{link_cypher.PAGE_FILTERS.replace("$", "$" + p)}
+  WITH r, other ORDER BY {link_cypher.page_order(backward=False)} LIMIT ${p}limit
   RETURN collect({{r: {link_map('r')}, other: {item_map('other')}}}) AS {p}page
 }}"""
 
@@ -115,7 +112,8 @@ def _rows_of(statement: str, returned: str) -> str:
 _NOTE = note_map("n") + " AS n"
 _NOTE_BY_SLUG_ROWS = _rows_of(note_cypher.NOTE_BY_SLUG, _NOTE)
 _NOTE_BY_ID_ROWS = _rows_of(note_cypher.NOTE_BY_ID, _NOTE) + "\n"
-_NOTES_PAGE_ROWS = _rows_of(note_cypher.NOTES_PAGE, _NOTE)
+_NOTES_PAGE_ROWS = {False: _rows_of(note_cypher.NOTES_PAGE, _NOTE),
+                    True: _rows_of(note_cypher.NOTES_PAGE_BACKWARD, _NOTE)}  # by `backward`
 
 
 def note_with_links_statement(by_slug: bool, asks: Sequence[LinkAsk]) -> str:
@@ -124,12 +122,13 @@ def note_with_links_statement(by_slug: bool, asks: Sequence[LinkAsk]) -> str:
     return rows + _link_calls(asks) + "RETURN " + ", ".join([_NOTE, *_link_columns(asks)])
 
 
-def notes_page_with_links_statement(asks: Sequence[LinkAsk]) -> str:
-    """COUNT_NOTES, then NOTES_PAGE with the link pages and counts of `asks` for each note: one record."""
+def notes_page_with_links_statement(asks: Sequence[LinkAsk], backward: bool = False) -> str:
+    """COUNT_NOTES, then NOTES_PAGE (or NOTES_PAGE_BACKWARD) with the link pages and counts of `asks` for each
+    note: one record."""
     # The page's order is numbered where it is made (`i`), so no later clause has to keep it.
     entries = ", ".join(["i: i", f"n: {note_map('n')}", *(f"{c}: {c}" for c in _link_columns(asks))])
     return (f"CALL () {{\n{note_cypher.COUNT_NOTES}}}\n"
-            f"CALL () {{\n{_NOTES_PAGE_ROWS}WITH collect(n) AS page\n"
+            f"CALL () {{\n{_NOTES_PAGE_ROWS[backward]}WITH collect(n) AS page\n"
             "UNWIND range(0, size(page) - 1) AS i\nWITH i, page[i] AS n"
             f"{_link_calls(asks)}RETURN collect({{{entries}}}) AS rows\n}}\n"
             "RETURN total, rows")
@@ -169,10 +168,11 @@ async def note_with_links(
 
 
 async def notes_page_with_links(
-    graph: Graph, asks: Sequence[LinkAsk], **params: Any
+    graph: Graph, asks: Sequence[LinkAsk], backward: bool = False, **params: Any
 ) -> tuple[list[tuple[Note, list[LinkResult]]], int]:
-    """`params`: those of NOTES_PAGE, plus `link_params` per ask. The notes in page order, and the total."""
-    [record] = await graph.read_records(notes_page_with_links_statement(asks), **params)
+    """`params`: those of NOTES_PAGE, plus `link_params` per ask. The notes in reading order (backward: the
+    nearest to `before` first), and the total."""
+    [record] = await graph.read_records(notes_page_with_links_statement(asks, backward), **params)
     page = []
     for row in sorted(record["rows"], key=lambda row: int(row["i"])):
         note = note_from_node(row["n"])

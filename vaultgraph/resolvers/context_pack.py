@@ -6,9 +6,9 @@ from typing import Annotated
 
 import strawberry
 
+from vaultgraph.schema.arguments import ItemTypes, ScopeFilter
 from vaultgraph.schema.context import Info
 from vaultgraph.schema.context_pack_types import ContextPack
-from vaultgraph.schema.types import Scope
 from vaultgraph.services.context_pack import DEFAULT_MAX_ITEMS, DEFAULT_THRESHOLD
 
 
@@ -16,15 +16,14 @@ async def context_pack(
     info: Info,
     query: Annotated[str, strawberry.argument(description="What the agent is about to think about.")],
     budget_tokens: Annotated[int, strawberry.argument(description="At most this many tokens of text, 16-32,000.")],
-    scope: Scope | None = None,
-    types: Annotated[list[str] | None, strawberry.argument(
-        description="Item types (Document, Note), document types or note kinds; any of them.")] = None,
+    scope: ScopeFilter = None,
+    types: ItemTypes = None,
     threshold: Annotated[float, strawberry.argument(
         description="Minimum relevance (fused score, 0-1) of an entry item.")] = DEFAULT_THRESHOLD,
     max_items: Annotated[int, strawberry.argument(description="Entry items (search hits), 1-20.")] = DEFAULT_MAX_ITEMS,
 ) -> ContextPack:
     """Hybrid hits above `threshold` with their one-hop neighbours, whole sentences only, within `budgetTokens`;
-    `omitted` lists what qualified and did not fit."""
+    `omitted` lists what qualified and did not fit. INVALID_INPUT for a budget or `maxItems` out of range."""
     ctx = info.context
     service = ctx.services.context_pack
     pack = await service.pack(ctx.principal, query, budget_tokens, scope, types, threshold, max_items)

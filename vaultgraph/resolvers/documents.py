@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 import strawberry
 
 from vaultgraph.errors import InvalidInput
+from vaultgraph.schema.arguments import After, Before, First, Last, ScopeFilter
 from vaultgraph.schema.context import Info
-from vaultgraph.schema.inputs import DeletePayload, DocumentInput, DocumentUpdateInput
-from vaultgraph.schema.types import Document, DocumentConnection, Scope
+from vaultgraph.schema.inputs import DeletePayload, DocumentInput, DocumentUpdateInput, owner_scope
+from vaultgraph.schema.types import Document, DocumentConnection
 from vaultgraph.services.documents import DocumentDraft, DocumentFilter
 
 
@@ -22,8 +23,13 @@ def _object(value: object, field: str) -> dict[str, Any]:
     return value
 
 
-async def document(info: Info, id: strawberry.ID | None = None, path: str | None = None) -> Document | None:
-    """One document, by id or by workspace path (exactly one of them)."""
+async def document(
+    info: Info,
+    id: Annotated[strawberry.ID | None, strawberry.argument(description="The document's id.")] = None,
+    path: Annotated[str | None, strawberry.argument(description="Its workspace-relative path.")] = None,
+) -> Document | None:
+    """One document, by id or by workspace path: exactly one of them (INVALID_INPUT otherwise); NOT_FOUND when
+    there is none you can see."""
     ctx = info.context
     if (id is None) == (path is None):
         raise InvalidInput("id", "give exactly one of `id` or `path`")
@@ -34,33 +40,44 @@ async def document(info: Info, id: strawberry.ID | None = None, path: str | None
 
 async def documents(
     info: Info,
-    scope: Scope | None = None,
-    doc_type: str | None = None,
-    team_id: str | None = None,
-    agent_id: str | None = None,
-    category: str | None = None,
-    first: int | None = None,
-    after: str | None = None,
+    scope: ScopeFilter = None,
+    doc_type: Annotated[str | None, strawberry.argument(description="Only this docType (markdown, json…).")] = None,
+    team_id: Annotated[str | None, strawberry.argument(description="Only this team's documents.")] = None,
+    agent_id: Annotated[str | None, strawberry.argument(description="Only this agent's documents.")] = None,
+    category: Annotated[str | None, strawberry.argument(description="Only documents of this category.")] = None,
+    first: First = None,
+    after: After = None,
+    last: Last = None,
+    before: Before = None,
 ) -> DocumentConnection:
-    """Documents in path order, a page at a time."""
+    """Documents you can see, in path order, a page at a time (Relay cursor connection)."""
     ctx = info.context
     filters = DocumentFilter(scope=scope, doc_type=doc_type, team_id=team_id, agent_id=agent_id, category=category)
-    return DocumentConnection.from_page(await ctx.services.documents.page(ctx.principal, filters, first, after))
+    page = await ctx.services.documents.page(ctx.principal, filters, first, after, last, before)
+    return DocumentConnection.from_page(page)
 
 
-async def create_document(info: Info, input: DocumentInput) -> Document:
-    """Write a file into the workspace and register it as a document."""
+async def create_document(
+    info: Info, input: Annotated[DocumentInput, strawberry.argument(description="The file and its owner.")],
+) -> Document:
+    """Write a file into the workspace and register it as a document, QUEUED for enrichment. CONFLICT when a
+    document already has that path in that space; FORBIDDEN for a space your key cannot write."""
     ctx = info.context
     draft = DocumentDraft(
-        path=input.path, content=input.content, title=input.title, doc_type=input.doc_type, scope=input.scope,
-        agent_id=input.agent_id, team_id=input.team_id, category=input.category,
+        path=input.path, content=input.content, title=input.title, doc_type=input.doc_type,
+        scope=owner_scope(input.scope), agent_id=input.agent_id, team_id=input.team_id, category=input.category,
         metadata=_object(input.metadata, "metadata"),
     )
     return Document.from_domain(await ctx.services.documents.create(ctx.principal, draft))
 
 
-async def update_document(info: Info, id: strawberry.ID, input: DocumentUpdateInput) -> Document:
-    """Change a document's title, type, category or metadata (its file is untouched)."""
+async def update_document(
+    info: Info,
+    id: Annotated[strawberry.ID, strawberry.argument(description="The document to change.")],
+    input: Annotated[DocumentUpdateInput, strawberry.argument(description="The fields to change; the others stay.")],
+) -> Document:
+    """Change a document's title, type, category or metadata (its file is untouched). NOT_FOUND for a document
+    you cannot write."""
     ctx = info.context
     updated = await ctx.services.documents.update(
         ctx.principal, str(id), title=input.title, doc_type=input.doc_type, category=input.category,
@@ -69,8 +86,11 @@ async def update_document(info: Info, id: strawberry.ID, input: DocumentUpdateIn
     return Document.from_domain(updated)
 
 
-async def delete_document(info: Info, id: strawberry.ID) -> DeletePayload:
-    """Remove the document and its file; links to it turn back into ghosts."""
+async def delete_document(
+    info: Info, id: Annotated[strawberry.ID, strawberry.argument(description="The document to delete.")],
+) -> DeletePayload:
+    """Remove the document and its file; links to it turn back into ghosts. NOT_FOUND for a document you cannot
+    write."""
     ctx = info.context
     document = await ctx.services.documents.get_writable(ctx.principal, str(id))
     await ctx.services.links.hard_delete(ctx.principal, document)

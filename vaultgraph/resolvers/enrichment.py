@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator
+from typing import Annotated
 
 import strawberry
 
@@ -13,12 +14,18 @@ from vaultgraph.schema.types import Document
 
 
 async def enrichment_progress(info: Info) -> EnrichmentProgress:
-    """How many documents are queued, running, done, failed and skipped."""
+    """How many documents you can see are queued, running, done, failed and skipped."""
     ctx = info.context
     return EnrichmentProgress.from_domain(await ctx.services.enrichment.progress(ctx.principal))
 
 
-async def reenrich(info: Info, ids: list[strawberry.ID] | None = None) -> list[Document]:
+async def reenrich(
+    info: Info,
+    ids: Annotated[list[strawberry.ID] | None, strawberry.argument(description=(
+        "Documents to enrich again, at most 1,000 (LIMIT_EXCEEDED beyond; NOT_FOUND for one you cannot see); "
+        "null: every FAILED one."))]
+    = None,
+) -> list[Document]:
     """Enrich these documents again (every FAILED one when no ids are given); returns them, QUEUED."""
     ctx = info.context
     documents = await ctx.services.enrichment.reenrich(ctx.principal, [str(i) for i in ids] if ids else None)
@@ -26,7 +33,9 @@ async def reenrich(info: Info, ids: list[strawberry.ID] | None = None) -> list[D
 
 
 async def enrichment_events(
-    info: Info, document_ids: list[strawberry.ID] | None = None
+    info: Info,
+    document_ids: Annotated[list[strawberry.ID] | None, strawberry.argument(description=(
+        "Only these documents; null or empty: every document of the tenant you can see."))] = None,
 ) -> AsyncGenerator[EnrichmentEvent, None]:
     """Stage changes of these documents (all of the tenant's when empty): first the current stage of each
     (of every unfinished one when empty), then every change, with the error text on FAILED and SKIPPED."""

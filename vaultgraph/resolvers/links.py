@@ -8,6 +8,7 @@ import strawberry
 from strawberry.scalars import JSON
 
 from vaultgraph.interop.canvas import neighbourhood_canvas
+from vaultgraph.schema.arguments import LinkTypes
 from vaultgraph.schema.context import Info
 from vaultgraph.schema.inputs import DeletePayload, LinkInput
 from vaultgraph.schema.links import GraphView, Link, TraversalNode, TraversalResult
@@ -15,8 +16,11 @@ from vaultgraph.schema.types import Direction, Node, item_type
 from vaultgraph.services.links import LinkDraft
 
 
-async def node(info: Info, id: strawberry.ID) -> Node | None:
-    """Any object by its global id; null when it does not exist or is not visible."""
+async def node(
+    info: Info,
+    id: Annotated[strawberry.ID, strawberry.argument(description="A global id (`doc_…`, `note_…`, `lnk_…`).")],
+) -> Node | None:
+    """Any object by its global id (the Relay Node interface); null when it does not exist or you cannot see it."""
     ctx = info.context
     if str(id).startswith("lnk_"):
         link = await ctx.services.links.find(ctx.principal, str(id))
@@ -27,13 +31,16 @@ async def node(info: Info, id: strawberry.ID) -> Node | None:
 
 async def traverse(
     info: Info,
-    from_: Annotated[list[strawberry.ID], strawberry.argument(name="from", description="Seed item ids.")],
-    hops: int = 2,
-    direction: Direction = Direction.BOTH,
-    link_types: list[str] | None = None,
-    max_nodes: int = 200,
+    from_: Annotated[list[strawberry.ID], strawberry.argument(name="from", description=(
+        "Seed item ids, 1-100 (NOT_FOUND for one you cannot see); seeds are not in the result."))],
+    hops: Annotated[int, strawberry.argument(description="Links to follow from a seed, 1-5.")] = 2,
+    direction: Annotated[Direction, strawberry.argument(description="Which way to follow links.")] = Direction.BOTH,
+    link_types: LinkTypes = None,
+    max_nodes: Annotated[int, strawberry.argument(description=(
+        "Most items to reach, 1-5,000; reaching more is LIMIT_EXCEEDED, never a silent cut."))] = 200,
 ) -> TraversalResult:
-    """Bounded breadth-first search over resolved links; more than `maxNodes` is an error, never a silent cut."""
+    """Bounded breadth-first search over resolved links (ghosts never followed); more than `maxNodes` is
+    LIMIT_EXCEEDED, never a silent cut."""
     ctx = info.context
     reached, _ = await ctx.services.links.traverse(
         ctx.principal, [str(i) for i in from_], hops=hops, direction=direction, types=link_types, max_nodes=max_nodes
@@ -41,8 +48,16 @@ async def traverse(
     return TraversalResult(nodes=[TraversalNode.from_domain(r) for r in reached], count=len(reached))
 
 
-async def graph(info: Info, center: strawberry.ID | None = None, hops: int = 2, limit: int = 500) -> GraphView:
-    """Items and resolved links for drawing: the whole tenant (newest first) or a neighbourhood, capped."""
+async def graph(
+    info: Info,
+    center: Annotated[strawberry.ID | None, strawberry.argument(description=(
+        "Draw the neighbourhood of this item (NOT_FOUND if you cannot see it); null: the whole tenant."))] = None,
+    hops: Annotated[int, strawberry.argument(description="With `center`: links to follow from it, 1-5.")] = 2,
+    limit: Annotated[int, strawberry.argument(description="Most items to draw, 1-2,000; `truncated` says when "
+                                                          "there were more.")] = 500,
+) -> GraphView:
+    """Items and resolved links for drawing: the whole tenant (newest first) or a neighbourhood, capped at
+    `limit` items and 5,000 edges, saying so (`truncated`, `edgesTruncated`)."""
     ctx = info.context
     view = await ctx.services.links.graph_view(ctx.principal, str(center) if center else None, hops, limit)
     return GraphView(nodes=[item_type(n) for n in view.nodes], edges=[Link.from_domain(e) for e in view.edges],
@@ -50,14 +65,23 @@ async def graph(info: Info, center: strawberry.ID | None = None, hops: int = 2, 
                      edges_truncated=view.edges_truncated, total_edges=view.total_edges)
 
 
-async def canvas(info: Info, center: strawberry.ID, hops: int = 1) -> JSON:
-    """A JSON Canvas (Obsidian's open format) of the neighbourhood of `center`."""
+async def canvas(
+    info: Info,
+    center: Annotated[strawberry.ID, strawberry.argument(description=(
+        "The item in the middle (NOT_FOUND if you cannot see it)."))],
+    hops: Annotated[int, strawberry.argument(description="Links to follow from it, 1-5.")] = 1,
+) -> JSON:
+    """A JSON Canvas 1.0 document (Obsidian's open format: `nodes` and `edges`) of the neighbourhood of
+    `center`, at most 200 items in rings by depth."""
     ctx = info.context
     return cast(JSON, await neighbourhood_canvas(ctx.services.links, ctx.principal, str(center), hops))
 
 
-async def create_link(info: Info, input: LinkInput) -> Link:
-    """A manual link of any type; made by an agent's key it records `origin: agent`."""
+async def create_link(
+    info: Info, input: Annotated[LinkInput, strawberry.argument(description="The link to make.")],
+) -> Link:
+    """A manual link of any type; made by an agent's key it records `origin: agent`. CONFLICT when the same
+    link exists; INVALID_INPUT for a bad type, target or confidence."""
     ctx = info.context
     draft = LinkDraft(
         source_id=str(input.from_), type=input.type, target_id=str(input.to) if input.to else None, ref=input.ref,
@@ -66,8 +90,11 @@ async def create_link(info: Info, input: LinkInput) -> Link:
     return Link.from_domain(await ctx.services.links.create(ctx.principal, draft))
 
 
-async def delete_link(info: Info, id: strawberry.ID) -> DeletePayload:
-    """Remove one link (a [[wikilink]] comes back if its note's text still holds it when next changed)."""
+async def delete_link(
+    info: Info, id: Annotated[strawberry.ID, strawberry.argument(description="The link (`lnk_…`).")],
+) -> DeletePayload:
+    """Remove one link. NOT_FOUND for a link you cannot write; LINK_OWNED_BY_BODY for a [[wikilink]] its
+    source's text still holds (edit the text instead: the link would come back at its next save)."""
     ctx = info.context
     await ctx.services.links.delete(ctx.principal, str(id))
     return DeletePayload(id=id, deleted=True)

@@ -7,10 +7,11 @@ from typing import Annotated
 import strawberry
 
 from vaultgraph.errors import InvalidInput
+from vaultgraph.schema.arguments import After, Before, First, Last, ScopeFilter
 from vaultgraph.schema.context import Info
-from vaultgraph.schema.inputs import DeletePayload, NoteInput, NotePatch, SaveNotePayload
+from vaultgraph.schema.inputs import DeletePayload, NoteInput, NotePatch, SaveNotePayload, owner_scope
 from vaultgraph.schema.prefetch import connection_asks, page_item_fields, prime, whole_reads
-from vaultgraph.schema.types import Note, NoteConnection, Scope, TagCount
+from vaultgraph.schema.types import Note, NoteConnection, TagCount
 from vaultgraph.services import notes as service
 from vaultgraph.services.notes import NoteDraft, NoteFilter, SaveResult
 
@@ -29,8 +30,13 @@ def _day(value: object) -> service.DayField:
     return service.KEEP if value is strawberry.UNSET else value  # type: ignore[return-value]
 
 
-async def note(info: Info, id: strawberry.ID | None = None, slug: str | None = None) -> Note | None:
-    """One note, by id or by slug (exactly one of them)."""
+async def note(
+    info: Info,
+    id: Annotated[strawberry.ID | None, strawberry.argument(description="The note's id.")] = None,
+    slug: Annotated[str | None, strawberry.argument(description="Its slug (the [[wikilink]] target).")] = None,
+) -> Note | None:
+    """One note, by id or by slug: exactly one of them (INVALID_INPUT otherwise); NOT_FOUND when there is none
+    you can see."""
     ctx = info.context
     if (id is None) == (slug is None):
         raise InvalidInput("id", "give exactly one of `id` or `slug`")
@@ -47,44 +53,50 @@ async def note(info: Info, id: strawberry.ID | None = None, slug: str | None = N
 
 async def notes(
     info: Info,
-    scope: Scope | None = None,
-    kind: str | None = None,
-    tag: str | None = None,
-    pinned: bool | None = None,
-    include_archived: bool = False,
-    first: int | None = None,
-    after: str | None = None,
+    scope: ScopeFilter = None,
+    kind: Annotated[str | None, strawberry.argument(description="Only notes of this kind (note, daily, moc…).")] = None,
+    tag: Annotated[str | None, strawberry.argument(description="Only notes carrying this tag (without `#`).")] = None,
+    pinned: Annotated[bool | None, strawberry.argument(description="Only pinned (true) or unpinned (false).")] = None,
+    include_archived: Annotated[bool, strawberry.argument(description="Archived notes too.")] = False,
+    first: First = None,
+    after: After = None,
+    last: Last = None,
+    before: Before = None,
 ) -> NoteConnection:
-    """Notes, most recently updated first, a page at a time."""
+    """Notes you can see, most recently updated first, a page at a time (Relay cursor connection)."""
     ctx = info.context
     filters = NoteFilter(scope=scope, kind=kind, tag=tag, pinned=pinned, include_archived=include_archived)
     # The page, its total and the link connections its notes are asked for: one statement.
     asks = connection_asks(page_item_fields(info.selected_fields))
-    page, answers = await whole_reads(ctx.services).notes_page(ctx.principal, filters, first, after, asks)
+    page, answers = await whole_reads(ctx.services).notes_page(ctx.principal, filters, first, after, asks, last,
+                                                               before)
     for note_id, note_answers in answers.items():
         prime(ctx.loaders, note_id, asks, note_answers)
     return NoteConnection.from_page(page)
 
 
 async def tags(info: Info) -> list[TagCount]:
-    """Every tag of active notes with how many notes carry it."""
+    """Every tag of the active notes you can see, with how many notes carry it."""
     ctx = info.context
     counts = await ctx.services.notes.tags(ctx.principal)
     return [TagCount(tag=tag, count=count) for tag, count in counts]
 
 
 async def save_note(
-    info: Info, input: NoteInput,
+    info: Info,
+    input: Annotated[NoteInput, strawberry.argument(description="A new note, or the whole of an existing one.")],
     rewrite_links: Annotated[bool, strawberry.argument(description=(
         "When the save renames the note (its slug changes): rewrite every [[link]] to the old name in the linking "
         "notes' bodies, in the same transaction (alias, heading and embed kept); false leaves those bodies alone "
         "and their links become ghosts of the old name."))] = True,
 ) -> SaveNotePayload:
-    """Create or replace a note: slug, frontmatter, tags and [[wikilinks]] are kept in step in one transaction."""
+    """Create or replace a note: slug, frontmatter, tags and [[wikilinks]] are kept in step in one transaction.
+    INVALID_INPUT for a bad field, LIMIT_EXCEEDED for a body over 5 MB, CONFLICT for a taken slug or a stale
+    `ifBodySha256`, NOT_FOUND for an id you cannot write."""
     ctx = info.context
     draft = NoteDraft(
         title=input.title, body=input.body, id=str(input.id) if input.id else None, slug=input.slug,
-        kind=input.kind, pinned=input.pinned, note_date=_day(input.note_date), scope=input.scope,
+        kind=input.kind, pinned=input.pinned, note_date=_day(input.note_date), scope=owner_scope(input.scope),
         agent_id=input.agent_id, team_id=input.team_id, if_body_sha256=input.if_body_sha256,
         rewrite_links=rewrite_links,
     )
@@ -96,7 +108,8 @@ async def update_note(
     id: Annotated[strawberry.ID, strawberry.argument(description="The note to change.")],
     input: Annotated[NotePatch, strawberry.argument(description="The fields to change; the others stay.")],
 ) -> Note:
-    """Change some fields of a note (pin, archive, kind, date, front-matter properties); the rest stays."""
+    """Change some fields of a note (pin, archive, kind, date, front-matter properties) through the save pipeline;
+    a field left out stays as it is. NOT_FOUND for a note you cannot write."""
     ctx = info.context
     if input.properties is not None and not isinstance(input.properties, dict):
         raise InvalidInput("properties", "an object of property names to values")
@@ -105,20 +118,33 @@ async def update_note(
     return Note.from_domain((await ctx.services.notes.update(ctx.principal, str(id), patch)).note)
 
 
-async def capture_note(info: Info, text: str) -> Note:
-    """Append a timestamped bullet to today's daily note (created if needed)."""
+async def capture_note(
+    info: Info, text: Annotated[str, strawberry.argument(description="The text of the bullet; not empty.")],
+) -> Note:
+    """Append a timestamped bullet to today's (UTC) daily note `daily/YYYY-MM-DD`, created if needed; returns
+    the daily note."""
     ctx = info.context
     return Note.from_domain((await ctx.services.notes.capture(ctx.principal, text)).note)
 
 
-async def archive_note(info: Info, id: strawberry.ID, archived: bool = True) -> Note:
-    """Archive (soft delete: the note, its links and chunks stay) or restore a note."""
+async def archive_note(
+    info: Info,
+    id: Annotated[strawberry.ID, strawberry.argument(description="The note.")],
+    archived: Annotated[bool, strawberry.argument(description="True archives, false restores.")] = True,
+) -> Note:
+    """Archive (soft delete: the note, its links and chunks stay) or restore a note. NOT_FOUND for a note you
+    cannot write."""
     ctx = info.context
     return Note.from_domain(await ctx.services.notes.archive(ctx.principal, str(id), archived))
 
 
-async def delete_note(info: Info, id: strawberry.ID, hard: bool = False) -> DeletePayload:
-    """Archive a note, or with `hard` remove it: its links out go, links to it turn back into ghosts."""
+async def delete_note(
+    info: Info,
+    id: Annotated[strawberry.ID, strawberry.argument(description="The note.")],
+    hard: Annotated[bool, strawberry.argument(description="Remove it for good instead of archiving it.")] = False,
+) -> DeletePayload:
+    """Archive a note, or with `hard` remove it: its links out go, links to it turn back into ghosts. NOT_FOUND
+    for a note you cannot write."""
     ctx = info.context
     note = await ctx.services.notes.get_writable(ctx.principal, str(id))
     if hard:

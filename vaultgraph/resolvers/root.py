@@ -4,7 +4,9 @@ nothing in schema/ imports a resolver (an import-linter contract in `make test` 
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import strawberry
 from graphql import GraphQLError
@@ -32,51 +34,65 @@ from vaultgraph.schema.types import Document, Note
 from vaultgraph.schema.warnings import Warnings
 
 
-@strawberry.type
+def _described(resolver: Callable[..., Any]) -> str:
+    """A root field's description is its resolver's docstring, so the text a client reads is the one kept beside
+    the code; one paragraph, as it reads in the printed schema."""
+    if not resolver.__doc__:
+        raise ValueError(f"{resolver.__name__}: a root resolver needs a docstring (it is the field's description)")
+    return " ".join(inspect.cleandoc(resolver.__doc__).split())
+
+
+def _field(resolver: Callable[..., Any]) -> Any:
+    return strawberry.field(resolver=resolver, description=_described(resolver))
+
+
+def _subscription(resolver: Callable[..., Any]) -> Any:
+    return strawberry.subscription(resolver=resolver, description=_described(resolver))
+
+
+@strawberry.type(description="Reads. Every field sees only the caller's tenant and the scopes its key may read.")
 class Query:
-    node = strawberry.field(resolver=link_resolvers.node)
-    document = strawberry.field(resolver=document_resolvers.document)
-    documents = strawberry.field(resolver=document_resolvers.documents)
-    note = strawberry.field(resolver=note_resolvers.note)
-    notes = strawberry.field(resolver=note_resolvers.notes)
-    traverse = strawberry.field(resolver=link_resolvers.traverse)
-    graph = strawberry.field(resolver=link_resolvers.graph)
-    canvas = strawberry.field(resolver=link_resolvers.canvas)
-    tags = strawberry.field(resolver=note_resolvers.tags)
-    enrichment_progress = strawberry.field(resolver=enrichment_resolvers.enrichment_progress)
-    search = strawberry.field(resolver=search_resolvers.search)
-    search_report = strawberry.field(resolver=search_resolvers.search_report)
-    ghosts = strawberry.field(resolver=suggestion_resolvers.ghosts)
-    context_pack = strawberry.field(resolver=context_pack_resolvers.context_pack)
+    node = _field(link_resolvers.node)
+    document = _field(document_resolvers.document)
+    documents = _field(document_resolvers.documents)
+    note = _field(note_resolvers.note)
+    notes = _field(note_resolvers.notes)
+    traverse = _field(link_resolvers.traverse)
+    graph = _field(link_resolvers.graph)
+    canvas = _field(link_resolvers.canvas)
+    tags = _field(note_resolvers.tags)
+    enrichment_progress = _field(enrichment_resolvers.enrichment_progress)
+    search = _field(search_resolvers.search)
+    search_report = _field(search_resolvers.search_report)
+    ghosts = _field(suggestion_resolvers.ghosts)
+    context_pack = _field(context_pack_resolvers.context_pack)
 
 
-@strawberry.type
+@strawberry.type(description="Writes. One refused with an error changes nothing; each field names its errors.")
 class Mutation:
-    create_document = strawberry.field(resolver=document_resolvers.create_document)
-    update_document = strawberry.field(resolver=document_resolvers.update_document)
-    delete_document = strawberry.field(resolver=document_resolvers.delete_document)
-    save_note = strawberry.field(resolver=note_resolvers.save_note)
-    update_note = strawberry.field(resolver=note_resolvers.update_note, description=(
-        "Change some fields of a note (pin, archive, kind, date, front-matter properties) through the save pipeline; "
-        "a field left out stays as it is. NOT_FOUND for a note you cannot write."))
-    capture_note = strawberry.field(resolver=note_resolvers.capture_note)
-    archive_note = strawberry.field(resolver=note_resolvers.archive_note)
-    delete_note = strawberry.field(resolver=note_resolvers.delete_note)
-    create_link = strawberry.field(resolver=link_resolvers.create_link)
-    delete_link = strawberry.field(resolver=link_resolvers.delete_link)
-    import_vault = strawberry.field(resolver=vault_resolvers.import_vault)
-    export_vault = strawberry.field(resolver=vault_resolvers.export_vault)
-    rescan_workspace = strawberry.field(resolver=workspace_resolvers.rescan_workspace)
-    upload_documents = strawberry.field(resolver=upload_resolvers.upload_documents)
-    reenrich = strawberry.field(resolver=enrichment_resolvers.reenrich)
-    accept_suggestion = strawberry.field(resolver=suggestion_resolvers.accept_suggestion)
-    generate_weekly_review = strawberry.field(resolver=weekly_review_resolvers.generate_weekly_review)
+    create_document = _field(document_resolvers.create_document)
+    update_document = _field(document_resolvers.update_document)
+    delete_document = _field(document_resolvers.delete_document)
+    save_note = _field(note_resolvers.save_note)
+    update_note = _field(note_resolvers.update_note)
+    capture_note = _field(note_resolvers.capture_note)
+    archive_note = _field(note_resolvers.archive_note)
+    delete_note = _field(note_resolvers.delete_note)
+    create_link = _field(link_resolvers.create_link)
+    delete_link = _field(link_resolvers.delete_link)
+    import_vault = _field(vault_resolvers.import_vault)
+    export_vault = _field(vault_resolvers.export_vault)
+    rescan_workspace = _field(workspace_resolvers.rescan_workspace)
+    upload_documents = _field(upload_resolvers.upload_documents)
+    reenrich = _field(enrichment_resolvers.reenrich)
+    accept_suggestion = _field(suggestion_resolvers.accept_suggestion)
+    generate_weekly_review = _field(weekly_review_resolvers.generate_weekly_review)
 
 
-@strawberry.type
+@strawberry.type(description="Streams, over a WebSocket at /graphql (the graphql-transport-ws protocol).")
 class Subscription:
-    enrichment_events = strawberry.subscription(resolver=enrichment_resolvers.enrichment_events)
-    enrichment_progress = strawberry.subscription(resolver=enrichment_resolvers.enrichment_progress_stream)
+    enrichment_events = _subscription(enrichment_resolvers.enrichment_events)
+    enrichment_progress = _subscription(enrichment_resolvers.enrichment_progress_stream)
 
 
 class VaultgraphSchema(strawberry.Schema):

@@ -6,20 +6,18 @@ from typing import Annotated
 
 import strawberry
 
+from vaultgraph.schema.arguments import ItemTypes, ScopeFilter
 from vaultgraph.schema.context import Info
 from vaultgraph.schema.search_types import Fusion, SearchHit, SearchMode, SearchReport
 from vaultgraph.schema.types import Scope
 from vaultgraph.services.search import SearchRequest, SearchResult
 
 QueryArg = Annotated[str, strawberry.argument(description="Words or a question, 1-2,000 characters.")]
-TypesArg = Annotated[
-    list[str] | None,
-    strawberry.argument(description="Item types (Document, Note), document types or note kinds; any of them."),
-]
-TagsArg = Annotated[list[str] | None, strawberry.argument(description="Notes carrying any of these tags.")]
+TagsArg = Annotated[list[str] | None, strawberry.argument(description="Notes carrying any of these tags (at most 50).")]
 LimitArg = Annotated[int, strawberry.argument(description="Hits to return, 1-100 (graph mode adds up to 25).")]
 MinScoreArg = Annotated[float | None, strawberry.argument(description="Drop hits whose fused score is below (0-1).")]
 FusionArg = Annotated[Fusion | None, strawberry.argument(description="Fusion for this query; the server's default.")]
+ModeArg = Annotated[SearchMode, strawberry.argument(description="Which channels run.")]
 
 
 async def _run(
@@ -36,19 +34,20 @@ async def _run(
 
 
 async def search(
-    info: Info, query: QueryArg, mode: SearchMode = SearchMode.HYBRID,
-    scope: Scope | None = None, types: TypesArg = None, tags: TagsArg = None, limit: LimitArg = 10,
+    info: Info, query: QueryArg, mode: ModeArg = SearchMode.HYBRID,
+    scope: ScopeFilter = None, types: ItemTypes = None, tags: TagsArg = None, limit: LimitArg = 10,
     min_score: MinScoreArg = None, fusion: FusionArg = None,
 ) -> list[SearchHit]:
-    """Hybrid search by default; each hit carries its scores, ranks, fusion, snippet and (graph mode) path.
-    When the embedding model is down, keyword hits come back with an `UNAVAILABLE` warning in `extensions`."""
+    """Hybrid search by default, best first; each hit carries its scores, ranks, fusion, snippet and (graph mode)
+    path. When the embedding model is down, keyword hits come back with an `UNAVAILABLE` warning in `extensions`.
+    INVALID_INPUT for an empty or over-long query, or a bound outside its range."""
     result = await _run(info, query, mode, scope, types, tags, limit, min_score, fusion)
     return [SearchHit.from_domain(hit) for hit in result.hits]
 
 
 async def search_report(
-    info: Info, query: QueryArg, mode: SearchMode = SearchMode.HYBRID,
-    scope: Scope | None = None, types: TypesArg = None, tags: TagsArg = None, limit: LimitArg = 10,
+    info: Info, query: QueryArg, mode: ModeArg = SearchMode.HYBRID,
+    scope: ScopeFilter = None, types: ItemTypes = None, tags: TagsArg = None, limit: LimitArg = 10,
     min_score: MinScoreArg = None, fusion: FusionArg = None,
 ) -> SearchReport:
     """`search`, plus what each channel did: whether it ran, how many items it found, and why it was skipped."""

@@ -18,7 +18,8 @@ async def accept_suggestion(
     target_id: Annotated[strawberry.ID, strawberry.argument(description="The suggested item.")],
     type: Annotated[str, strawberry.argument(description="Link type of the new edge.")] = DEFAULT_ACCEPT_TYPE,
 ) -> Link:
-    """Turn a suggestion into a real link from the note, with `origin: user`."""
+    """Turn a suggestion into a real link from the note, with `origin: user`. NOT_FOUND for a note you cannot
+    write or a target you cannot see; CONFLICT when the link exists."""
     ctx = info.context
     link = await ctx.services.suggestions.accept(ctx.principal, str(note_id), str(target_id), type)
     return Link.from_domain(link)

@@ -7,6 +7,7 @@ from typing import Annotated, Any, cast
 import strawberry
 from strawberry.file_uploads import Upload
 
+from vaultgraph.schema.arguments import OWNER_AGENT, OWNER_SCOPE, OWNER_TEAM
 from vaultgraph.schema.context import Info
 from vaultgraph.schema.types import Scope
 from vaultgraph.schema.upload_types import UploadDocumentsPayload, UploadedFile
@@ -16,10 +17,12 @@ from vaultgraph.services.uploads import UploadSource
 
 async def upload_documents(
     info: Info,
-    files: list[Upload],
-    scope: Scope = Scope.SHARED,
-    agent_id: str | None = None,
-    team_id: str | None = None,
+    files: Annotated[list[Upload], strawberry.argument(description=(
+        "1-50 files, by the GraphQL multipart request spec; each at most 50 MB (LIMIT_EXCEEDED beyond), a text "
+        "format (UNSUPPORTED_FORMAT otherwise)."))],
+    scope: Annotated[Scope, strawberry.argument(description=OWNER_SCOPE)] = Scope.SHARED,
+    agent_id: Annotated[str | None, strawberry.argument(description=OWNER_AGENT)] = None,
+    team_id: Annotated[str | None, strawberry.argument(description=OWNER_TEAM)] = None,
     folder: Annotated[str | None, strawberry.argument(
         description="A folder inside the owner's space (e.g. `reports/2026`); none: its top.")] = None,
     overwrite: Annotated[bool, strawberry.argument(

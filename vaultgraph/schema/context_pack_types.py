@@ -6,26 +6,29 @@ from typing import TypeAlias
 
 import strawberry
 
+from vaultgraph.schema.enums import schema_enum
 from vaultgraph.schema.types import Direction, Item, item_type
 from vaultgraph.services import context_pack as service
 
-strawberry.enum(service.PackRole, name="ContextRole",
-                description="HIT: a search hit above the threshold; NEIGHBOUR: one link away from a hit.")
+schema_enum(service.PackRole, "Why an item is in a context pack.", {
+    "HIT": "A search hit scoring at least the pack's `threshold`.",
+    "NEIGHBOUR": "One link away from a hit (`via` says which link).",
+}, name="ContextRole")
 ContextRole: TypeAlias = service.PackRole
 
 
 @strawberry.type(description="The link that brought a neighbour into a pack, as seen from the hit it came from.")
 class ContextVia:
     from_id: strawberry.ID = strawberry.field(description="The hit this neighbour is linked with.")
-    link_id: strawberry.ID
-    link_type: str
+    link_id: strawberry.ID = strawberry.field(description="The link.")
+    link_type: str = strawberry.field(description="Its type.")
     direction: Direction = strawberry.field(description="OUT: the hit links to this item; IN: this item links to it.")
 
 
 @strawberry.type(description="One item of a context pack: its text, its token count, and why it is there.")
 class ContextItem:
-    item: Item
-    role: ContextRole
+    item: Item = strawberry.field(description="The document or note.")
+    role: ContextRole = strawberry.field(description="A hit or a neighbour of one.")
     content: str = strawberry.field(description="The summary or best chunk (hits), the summary or body (neighbours), "
                                                 "whole sentences only.")
     tokens: int = strawberry.field(description="Tokens of this item's part of `ContextPack.text`.")
@@ -47,20 +50,20 @@ class ContextItem:
 
 @strawberry.type(description="An item that qualified for the pack and was left out, and why.")
 class ContextOmission:
-    item: Item
-    role: ContextRole
-    reason: str
+    item: Item = strawberry.field(description="The item left out.")
+    role: ContextRole = strawberry.field(description="What it would have been.")
+    reason: str = strawberry.field(description="Why it was left out, in words (e.g. over the token budget).")
 
 
 @strawberry.type(description="Context for a query within a token budget, ready to put in a prompt (`text`).")
 class ContextPack:
-    query: str
-    budget_tokens: int
+    query: str = strawberry.field(description="The query, as asked.")
+    budget_tokens: int = strawberry.field(description="The budget asked for, in tokens.")
     used_tokens: int = strawberry.field(description="Tokens of `text`, never more than `budgetTokens`.")
     threshold: float = strawberry.field(description="Hits scoring below this relevance were not entry items.")
     tokenizer: str = strawberry.field(description="The tokenizer that counted (see the README).")
     text: str = strawberry.field(description="Every item as `## title`, `(reason)`, content, in order.")
-    items: list[ContextItem]
+    items: list[ContextItem] = strawberry.field(description="Hits, then neighbours, in the order of `text`.")
     omitted: list[ContextOmission] = strawberry.field(description="Items that qualified and did not fit.")
 
     @classmethod

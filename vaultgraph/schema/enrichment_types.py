@@ -15,12 +15,12 @@ from vaultgraph.services.enrichment import Progress
 
 @strawberry.type(description="Documents of the caller's tenant (in the scopes it sees) per enrichment state.")
 class EnrichmentProgress:
-    queued: int
+    queued: int = strawberry.field(description="Waiting for a worker.")
     running: int = strawberry.field(description="In one of the phases PREPARE … WIKILINKS.")
-    done: int
-    failed: int
-    skipped: int
-    total: int
+    done: int = strawberry.field(description="Enriched.")
+    failed: int = strawberry.field(description="Gave up after retries (`reenrich` tries again).")
+    skipped: int = strawberry.field(description="Cannot be enriched (empty, over 4 MB, not UTF-8 text).")
+    total: int = strawberry.field(description="All documents counted, whatever their state.")
     scan: WorkspaceScan | None = strawberry.field(
         default=None, description="The latest progress of a workspace scan (rescanWorkspace) while one runs; "
                                   "only on the subscription.")
@@ -34,12 +34,12 @@ class EnrichmentProgress:
 
 @strawberry.type(description="A document entered an enrichment stage.")
 class EnrichmentEvent:
-    document_id: strawberry.ID
-    stage: domain.EnrichmentStage
+    document_id: strawberry.ID = strawberry.field(description="The document.")
+    stage: domain.EnrichmentStage = strawberry.field(description="The stage it entered.")
     attempt: int = strawberry.field(description="1 for the first try; 0 for QUEUED.")
     error: str | None = strawberry.field(description="Why, on FAILED and SKIPPED.")
     detail: str | None = strawberry.field(description="A note on the run, e.g. why link classification was skipped.")
-    at: datetime
+    at: datetime = strawberry.field(description="When (UTC).")
 
     @classmethod
     def from_domain(cls, event: DocumentStageChanged) -> EnrichmentEvent:

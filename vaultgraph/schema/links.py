@@ -37,19 +37,20 @@ def _now_or_later(loader: DataLoader[K, V], key: K, then: Callable[[V], R]) -> R
 @strawberry.type(description="A typed edge between items. `to` is null while it points at a ghost (unresolved ref). "
                              "The same link reads the same through every field that lists it.")
 class Link(Node):
-    type: str
+    type: str = strawberry.field(description="WIKILINK, REFERENCES, DEPENDS_ON, … or another UPPER_SNAKE type.")
     ref: str = strawberry.field(description=(
         "The target exactly as authored, never rewritten: `Target Note` for [[Target Note#Part|alias]] (heading "
         "and alias apart, a final .md dropped); for a link made to an item by id, the item's slug or path."))
     key: str = strawberry.field(description=(
         "The resolution key binding compares: the ref case-folded and in slug form (`target-note`); a ghost is "
         "the placeholder of its key, and the link binds to whatever item the key names."))
-    label: str | None
-    heading: str | None
+    label: str | None = strawberry.field(description="The alias of [[Target|alias]]; null when none.")
+    heading: str | None = strawberry.field(description="The heading of [[Target#Heading]]; null when none.")
     context: str | None = strawberry.field(description="About 25 characters of source either side of the link.")
-    origin: LinkOrigin
-    confidence: float | None
-    created_at: datetime
+    origin: LinkOrigin = strawberry.field(description="Who made it.")
+    confidence: float | None = strawberry.field(description=(
+        "0-1 for a guessed link (a fuzzy ghost binding, a classified link); null for exact or authored ones."))
+    created_at: datetime = strawberry.field(description="When it was made (UTC); connections list links by it.")
     created_by_agent_id: str | None = strawberry.field(description=(
         "The agent whose request created the link (createLink, link_items, acceptSuggestion); null when a person "
         "made it, or for a [[wikilink]] (the note's text made it)."))
@@ -90,10 +91,10 @@ def _maybe_item(item: domain.Item | None) -> Item | None:
     return item_type(item) if item else None
 
 
-@strawberry.type
+@strawberry.type(description="A link in a page, with the cursor to page from it.")
 class LinkEdge:
-    cursor: str
-    node: Link
+    cursor: str = strawberry.field(description="Opaque; pass it as `after` to continue after this link.")
+    node: Link = strawberry.field(description="The link.")
 
 
 @strawberry.type(description="A page of links. Fields load lazily and in batches across the items of a page.")
@@ -110,15 +111,15 @@ class LinkConnection:
         return _now_or_later(loaders.link_pages_with_totals if self.with_totals else loaders.link_pages,
                              self.page_key, then)
 
-    @strawberry.field
+    @strawberry.field(description="The links of this page, oldest first, with their cursors.")
     def edges(self, info: Info) -> list[LinkEdge]:
         return self._page(info, _edges)
 
-    @strawberry.field
+    @strawberry.field(description="The links of this page, without cursors.")
     def nodes(self, info: Info) -> list[Link]:
         return self._page(info, _nodes)
 
-    @strawberry.field
+    @strawberry.field(description="Whether more pages follow, and the cursor to get them.")
     def page_info(self, info: Info) -> PageInfo:
         return self._page(info, _page_info)
 
@@ -138,7 +139,7 @@ def _nodes(page: domain.Page[domain.Link]) -> list[Link]:
 
 
 def _page_info(page: domain.Page[domain.Link]) -> PageInfo:
-    return PageInfo(has_next_page=page.has_next_page, end_cursor=page.items[-1][0] if page.items else None)
+    return PageInfo.of(page)
 
 
 def _total(page: domain.Page[domain.Link]) -> int:
@@ -147,10 +148,10 @@ def _total(page: domain.Page[domain.Link]) -> int:
 
 @strawberry.type(description="A node a traversal reached: how deep, and the link it came by, so a path can be drawn.")
 class TraversalNode:
-    item: Item
-    depth: int
-    via_link_id: strawberry.ID
-    via_type: str
+    item: Item = strawberry.field(description="The item reached (never a seed, never a ghost).")
+    depth: int = strawberry.field(description="Hops from the nearest seed, 1 to `hops`.")
+    via_link_id: strawberry.ID = strawberry.field(description="The link it was first reached by.")
+    via_type: str = strawberry.field(description="That link's type.")
     direction: Direction = strawberry.field(description="OUT: followed the link forwards; IN: backwards.")
     from_id: strawberry.ID = strawberry.field(description="The item one step closer to the seeds.")
 
@@ -160,18 +161,19 @@ class TraversalNode:
                    via_type=reached.via_type, direction=reached.via_direction, from_id=strawberry.ID(reached.from_id))
 
 
-@strawberry.type
+@strawberry.type(description="What a bounded traversal reached: never cut, an over-large result is an error.")
 class TraversalResult:
-    nodes: list[TraversalNode]
-    count: int
+    nodes: list[TraversalNode] = strawberry.field(description="Every item reached, nearest first.")
+    count: int = strawberry.field(description="How many items were reached (the length of `nodes`).")
 
 
 @strawberry.type(description="Nodes and resolved edges for drawing; ghosts are never drawn.")
 class GraphView:
-    nodes: list[Item]
-    edges: list[Link]
+    nodes: list[Item] = strawberry.field(description="Items to draw, at most `limit`.")
+    edges: list[Link] = strawberry.field(description="Resolved links among `nodes` (ghost links are never drawn).")
     truncated: bool = strawberry.field(description="True when the cap cut the view; ask for a smaller area.")
-    reached: list[TraversalNode]
+    reached: list[TraversalNode] = strawberry.field(description=(
+        "With a `center`: how each item was reached from it; empty for the whole-tenant view."))
     edges_truncated: bool = strawberry.field(description=(
         "True when there are more edges among these nodes than a view carries (5,000); `edges` holds the oldest "
         "of them. Ask for a smaller area."))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from strawberry.dataloader import DataLoader
@@ -22,6 +22,8 @@ class PageKey:
     types: tuple[str, ...] | None
     first: int | None
     after: str | None
+    last: int | None = None
+    before: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,20 +54,22 @@ class Loaders:
         return await self._load_pages(keys, with_totals=True)
 
     async def _load_pages(self, keys: Sequence[PageKey], with_totals: bool) -> list[Page[Link] | BaseException]:
-        groups: dict[tuple[bool, tuple[str, ...] | None, int | None, str | None], list[str]] = defaultdict(list)
+        # Keys differing only in their item share one statement.
+        groups: dict[PageKey, list[str]] = defaultdict(list)
         for key in keys:
-            groups[(key.outgoing, key.types, key.first, key.after)].append(key.item_id)
+            groups[replace(key, item_id="")].append(key.item_id)
         results: dict[PageKey, Page[Link] | BaseException] = {}
-        for (outgoing, types, first, after), ids in groups.items():
+        for shape, ids in groups.items():
             try:
-                pages = await self.services.links.pages(self.principal, ids, outgoing, list(types) if types else None,
-                                                        first, after, with_totals)
+                pages = await self.services.links.pages(
+                    self.principal, ids, shape.outgoing, list(shape.types) if shape.types else None, shape.first,
+                    shape.after, with_totals, last=shape.last, before=shape.before)
             except Exception as exc:  # an invalid argument fails exactly the fields that asked for it
                 for item_id in ids:
-                    results[PageKey(item_id, outgoing, types, first, after)] = exc
+                    results[replace(shape, item_id=item_id)] = exc
                 continue
             for item_id in ids:
-                results[PageKey(item_id, outgoing, types, first, after)] = pages[item_id]
+                results[replace(shape, item_id=item_id)] = pages[item_id]
         return [results[key] for key in keys]
 
     async def _counts(self, keys: Sequence[CountKey]) -> list[int | BaseException]:

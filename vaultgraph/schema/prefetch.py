@@ -74,6 +74,8 @@ def _arguments(arguments: dict[str, Any]) -> tuple[list[str] | None, int | None,
     """`types`, `first` and `after` as the resolver receives them (strawberry's selection leaves literals as their
     source text, variables coerced); None for anything else, which is then not read ahead (a missed read ahead
     only costs the usual transaction: the field loads as it always does)."""
+    if arguments.get("last") is not None or arguments.get("before") is not None:
+        return None  # paging backward (or up to a cursor) is read the usual way
     types, first, after = arguments.get("types"), arguments.get("first"), arguments.get("after")
     if isinstance(types, str):  # a single value where a list goes: GraphQL's input coercion makes it a list
         types = [types]

@@ -7,18 +7,21 @@ from typing import TypeAlias
 
 import strawberry
 
+from vaultgraph.schema.enums import schema_enum
 from vaultgraph.schema.types import Item, Note, item_type
 from vaultgraph.services import weekly_review as service
 
-strawberry.enum(service.SourceRole, name="ReviewSourceRole",
-                description="DAILY_NOTE: a daily note of the week; DOCUMENT: a document enriched that week.")
+schema_enum(service.SourceRole, "What a source of a weekly review is.", {
+    "DAILY_NOTE": "A daily note of the week.",
+    "DOCUMENT": "A document whose enrichment finished that week.",
+}, name="ReviewSourceRole")
 ReviewSourceRole: TypeAlias = service.SourceRole
 
 
 @strawberry.type(description="A daily note or newly enriched document of the reviewed week.")
 class ReviewSource:
-    item: Item
-    role: ReviewSourceRole
+    item: Item = strawberry.field(description="The daily note or document.")
+    role: ReviewSourceRole = strawberry.field(description="Which of the two it is.")
     ref: str = strawberry.field(description="The wikilink target the model was told to cite it by.")
     sent: bool = strawberry.field(description="False when it did not fit in the bounded request to the model.")
     truncated: bool = strawberry.field(description="Its text was cut to fit the per-item character cap.")
@@ -28,12 +31,12 @@ class ReviewSource:
 @strawberry.type(description="A generated weekly review, saved through the note pipeline at `reviews/<week>` "
                              "(lower case, e.g. reviews/2026-w48).")
 class WeeklyReviewPayload:
-    note: Note
+    note: Note = strawberry.field(description="The review note, saved at `reviews/<week>`.")
     week: str = strawberry.field(description="The ISO week, e.g. 2026-W48.")
     start_date: date = strawberry.field(description="Its Monday.")
     end_date: date = strawberry.field(description="Its Sunday.")
     created: bool = strawberry.field(description="False when an earlier review of the week was overwritten.")
-    changed: bool
+    changed: bool = strawberry.field(description="False when the review came out the same as the stored one.")
     model: str = strawberry.field(description="The chat model that wrote it.")
     sources: list[ReviewSource] = strawberry.field(
         description="The week's daily notes, then the documents whose enrichment finished that week, as read "

@@ -6,6 +6,7 @@ from typing import TypeAlias
 
 import strawberry
 
+from vaultgraph.schema.enums import schema_enum
 from vaultgraph.schema.types import Item, item_type
 from vaultgraph.services import search as service
 from vaultgraph.services.fusion import ChannelScore as DomainChannelScore
@@ -14,14 +15,17 @@ from vaultgraph.services.fuzzy_links import Ghost as DomainGhost
 from vaultgraph.services.suggestions import LinkSuggestion as DomainSuggestion
 
 # The services' enums are the schema's: registering them with strawberry returns the same classes.
-strawberry.enum(
-    service.SearchMode,
-    description="KEYWORD: full text; VECTOR: embeddings; HYBRID: both, fused; GRAPH: hybrid, then one hop of links.",
-)
-strawberry.enum(
-    FusionMethod, name="Fusion",
-    description="WEIGHTED: 0.4·keyword + 0.6·vector (configurable); RRF: reciprocal rank fusion (k = 60), 0-1.",
-)
+schema_enum(service.SearchMode, "Which channels a search runs.", {
+    "KEYWORD": "Full text (BM25 over titles, paths, summaries, bodies and chunks).",
+    "VECTOR": "Embeddings (cosine); none when the embedding model is down (the report says why).",
+    "HYBRID": "Both channels in parallel, fused (`fusion`); keyword only, with an UNAVAILABLE warning, when the "
+              "embedding model is down.",
+    "GRAPH": "HYBRID, then one hop of links both ways from the hits (up to 25 extra items, each with `via`).",
+})
+schema_enum(FusionMethod, "How the two channels' scores combine into `score`, 0-1.", {
+    "WEIGHTED": "0.4·keyword + 0.6·vector by default (configurable); a lone channel with results weighs 1.0.",
+    "RRF": "Reciprocal rank fusion (k = 60), scaled to 0-1.",
+}, name="Fusion")
 SearchMode: TypeAlias = service.SearchMode
 Fusion: TypeAlias = FusionMethod
 
@@ -39,10 +43,10 @@ class ChannelScore:
 
 @strawberry.type(description="A link followed in graph mode: `from` → `to` as the link points.")
 class SearchVia:
-    link_id: strawberry.ID
-    type: str
-    source: Item = strawberry.field(name="from")
-    target: Item = strawberry.field(name="to")
+    link_id: strawberry.ID = strawberry.field(description="The link followed.")
+    type: str = strawberry.field(description="Its type.")
+    source: Item = strawberry.field(name="from", description="The item it starts at.")
+    target: Item = strawberry.field(name="to", description="The item it points at.")
 
     @classmethod
     def from_domain(cls, via: service.ViaLink) -> SearchVia:
@@ -52,15 +56,15 @@ class SearchVia:
 
 @strawberry.type(description="One search result and why it is there.")
 class SearchHit:
-    item: Item
+    item: Item = strawberry.field(description="The document or note found.")
     score: float = strawberry.field(description="The fused score, 0-1; what `minScore` compares against.")
     keyword_score: float | None = strawberry.field(description="Normalised keyword score; null if not a keyword hit.")
     vector_score: float | None = strawberry.field(description="Cosine similarity; null if not a vector hit.")
-    keyword_rank: int | None
-    vector_rank: int | None
-    keyword: ChannelScore | None
-    vector: ChannelScore | None
-    fusion: Fusion
+    keyword_rank: int | None = strawberry.field(description="1-based rank in the keyword channel; null if not there.")
+    vector_rank: int | None = strawberry.field(description="1-based rank in the vector channel; null if not there.")
+    keyword: ChannelScore | None = strawberry.field(description="The keyword channel's score; null if not there.")
+    vector: ChannelScore | None = strawberry.field(description="The vector channel's score; null if not there.")
+    fusion: Fusion = strawberry.field(description="How `score` was fused.")
     _hit: strawberry.Private[service.SearchHit]
     via: list[SearchVia] = strawberry.field(
         description="Graph mode: the links from a search hit to this item; empty for the hits themselves."
@@ -89,7 +93,7 @@ class SearchHit:
 
 @strawberry.type(description="What one channel did for a query.")
 class SearchChannel:
-    ran: bool
+    ran: bool = strawberry.field(description="False when the mode left it out or it was skipped (see `skipped`).")
     hits: int = strawberry.field(description="Items the channel found (before fusion and the page cut).")
     skipped: str | None = strawberry.field(description="Why the channel did not run, when it should have.")
     fallback: bool = strawberry.field(description="Keyword: Lucene found nothing; the substring scan answered.")
@@ -101,11 +105,11 @@ class SearchChannel:
 
 @strawberry.type(description="Search hits with what each channel did, e.g. a vector channel skipped, and why.")
 class SearchReport:
-    hits: list[SearchHit]
-    mode: SearchMode
-    fusion: Fusion
-    keyword: SearchChannel
-    vector: SearchChannel
+    hits: list[SearchHit] = strawberry.field(description="The hits, as `search` returns them.")
+    mode: SearchMode = strawberry.field(description="The mode that ran.")
+    fusion: Fusion = strawberry.field(description="The fusion that combined the channels.")
+    keyword: SearchChannel = strawberry.field(description="What the keyword channel did.")
+    vector: SearchChannel = strawberry.field(description="What the vector channel did.")
     terms: list[str] = strawberry.field(description="The words the keyword channel searched for.")
 
     @classmethod
@@ -117,7 +121,7 @@ class SearchReport:
 
 @strawberry.type(description="A note that looks related and is not linked yet: computed, never stored.")
 class LinkSuggestion:
-    target: Item
+    target: Item = strawberry.field(description="The item to link to; `acceptSuggestion` makes the link.")
     similarity: float = strawberry.field(description="Cosine similarity of the two notes (or the best chunk).")
     passage: str = strawberry.field(description="The passage of the target that matched best.")
 
@@ -128,8 +132,8 @@ class LinkSuggestion:
 
 @strawberry.type(description="A note an unresolved ref might mean, with its search score.")
 class GhostCandidate:
-    item: Item
-    score: float
+    item: Item = strawberry.field(description="The note it might mean.")
+    score: float = strawberry.field(description="Search score, 0-1 (0.35 at least).")
 
 
 @strawberry.type(description="An unresolved [[ref]]: who links to it, and the notes it might mean, for review.")

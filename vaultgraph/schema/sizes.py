@@ -34,13 +34,15 @@ from graphql import (
 from vaultgraph.services.context_pack import MAX_BUDGET, MAX_ITEMS, MIN_BUDGET
 from vaultgraph.services.fuzzy_links import MAX_GHOSTS
 from vaultgraph.services.links import GRAPH_NODE_CAP, MAX_HOPS, MAX_TRAVERSAL_NODES
+from vaultgraph.services.pagination import page_size_problem
 from vaultgraph.services.search import MAX_LIMIT as SEARCH_MAX_LIMIT
 from vaultgraph.services.suggestions import MAX_SUGGESTIONS
 
 INVALID_INPUT = "INVALID_INPUT"
 # An argument of one of these names that the table below does not list is a page size (fail closed: a new list
 # field with `first` is bounded the day it is added; tests/security/test_size_bounds.py lists them all).
-PAGE_ARGUMENTS = frozenset({"first", "limit", "maxNodes", "maxItems"})
+PAGE_ARGUMENTS = frozenset({"first", "last", "limit", "maxNodes", "maxItems"})
+CONNECTION_SIZES = frozenset({"first", "last"})  # a connection's page size, forward or backward (Relay)
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,13 +51,9 @@ class Bound:
     high: int
     page: bool = False  # a connection's page size: the message of services.pagination.page_size
 
-    def problem(self, value: int) -> str | None:
+    def problem(self, value: int, argument: str = "first") -> str | None:
         if self.page:
-            if value < self.low:
-                return "must be at least 1"
-            if value > self.high:
-                return f"at most {self.high} items a page; ask for the next page with `after`"
-            return None
+            return page_size_problem(value, self.high, argument)
         return None if self.low <= value <= self.high else f"between {self.low} and {self.high}"
 
 
@@ -64,10 +62,8 @@ def argument_bounds(page_size_max: int) -> dict[tuple[str, str], Bound]:
     page = Bound(1, page_size_max, page=True)
     hops = Bound(1, MAX_HOPS)
     return {
-        ("documents", "first"): page,
-        ("notes", "first"): page,
-        ("outgoing", "first"): page,
-        ("backlinks", "first"): page,
+        **{(field, size): page for field in ("documents", "notes", "outgoing", "backlinks")
+           for size in CONNECTION_SIZES},
         ("ghosts", "first"): Bound(1, MAX_GHOSTS),
         ("search", "limit"): Bound(1, SEARCH_MAX_LIMIT),
         ("searchReport", "limit"): Bound(1, SEARCH_MAX_LIMIT),
@@ -96,7 +92,7 @@ class Sizes:
     def bound(self, field: str, argument: str) -> Bound | None:
         found = self.bounds.get((field, argument))
         if found is None and argument in PAGE_ARGUMENTS:
-            return Bound(1, self.page_size_max, page=argument == "first")
+            return Bound(1, self.page_size_max, page=argument in CONNECTION_SIZES)
         return found
 
 
@@ -157,7 +153,7 @@ def size_rule(sizes: Sizes, variables: Mapping[str, Any] | None) -> type[Validat
                 if declared is None or bound is None or not _is_int(declared.type):
                     continue
                 for value in literal_values(argument.value, given, self.defaults):
-                    problem = bound.problem(value)
+                    problem = bound.problem(value, name)
                     if problem is not None:
                         self.report_error(GraphQLError(
                             f"{name}: {problem}", argument,

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 from datetime import date, datetime
-from typing import TYPE_CHECKING, Annotated, TypeAlias, cast
+from typing import TYPE_CHECKING, Annotated, Any, TypeAlias, cast
 
 import strawberry
 from graphql import FieldNode, FragmentSpreadNode, InlineFragmentNode, SelectionSetNode
 from strawberry.scalars import JSON
 
 from vaultgraph import domain
+from vaultgraph.schema.arguments import After, Before, First, Last, LinkTypes
 from vaultgraph.schema.context import Info
+from vaultgraph.schema.enums import schema_enum
 from vaultgraph.schema.loaders import CountKey, PageKey
 
 if TYPE_CHECKING:
@@ -18,10 +20,35 @@ if TYPE_CHECKING:
     from vaultgraph.schema.search_types import LinkSuggestion
 
 # The domain's enums are the schema's: registering them with strawberry returns the same classes.
-strawberry.enum(domain.Scope, description="Who can see an item: one agent, one team, or the tenant.")
-strawberry.enum(domain.EnrichmentStage, description="Where a document is in enrichment.")
-strawberry.enum(domain.LinkOrigin, description="Who made a link: a user, an agent, a [[wikilink]]…")
-strawberry.enum(domain.Direction, description="Which way to follow links.")
+schema_enum(domain.Scope, "Who can see an item: one agent, one team, or the tenant.", {
+    "PERSONAL": "One agent's own (needs `agentId`); only that agent sees it.",
+    "TEAM": "One team's (needs `teamId`); members of that team see it.",
+    "SHARED": "Everyone of the tenant sees it; no `agentId` or `teamId`.",
+})
+schema_enum(domain.EnrichmentStage, "Where a document is in enrichment; DONE, FAILED and SKIPPED are final.", {
+    "QUEUED": "Waiting for a worker (at most 3 batches run at once per process).",
+    "PREPARE": "Reading the file (at most 4 MB) and checking its SHA-256 against the last run.",
+    "SUMMARIZE": "The chat model writes a summary and picks a category (extractive summary without a model).",
+    "EMBED": "Embedding title, path, summary and chunks for vector search.",
+    "CLASSIFY": "The chat model types links to similar items (cosine >= 0.7); skipped without a model.",
+    "WIKILINKS": "Syncing the [[wikilinks]] of the text into edges.",
+    "DONE": "Enriched; searchable by both channels.",
+    "FAILED": "Gave up after retries; `error` says why. `reenrich` tries again.",
+    "SKIPPED": "Cannot be enriched (empty, over 4 MB, or not UTF-8 text); `error` says why, a retry changes nothing.",
+})
+schema_enum(domain.LinkOrigin, "Who made a link.", {
+    "USER": "A person, through createLink, or anyone through acceptSuggestion.",
+    "AGENT": "An agent's API key through createLink (or the MCP tools), or enrichment's link classification "
+             "(with the cosine as `confidence`).",
+    "WIKILINK": "A [[wikilink]] in a text; changes only with the text.",
+    "SUGGESTION": "Kept for links suggested and stored unaccepted; this version writes none (acceptSuggestion "
+                  "makes USER links).",
+})
+schema_enum(domain.Direction, "Which way to follow links.", {
+    "OUT": "From source to target, as the link points.",
+    "IN": "From target back to source (backlinks).",
+    "BOTH": "Either way.",
+})
 Scope: TypeAlias = domain.Scope
 EnrichmentStage: TypeAlias = domain.EnrichmentStage
 LinkOrigin: TypeAlias = domain.LinkOrigin
@@ -33,7 +60,8 @@ LinkSuggestionType = Annotated["LinkSuggestion", strawberry.lazy("vaultgraph.sch
 
 @strawberry.interface(description="An object with a globally unique id, fetchable through `node(id:)`.")
 class Node:
-    id: strawberry.ID
+    id: strawberry.ID = strawberry.field(description=(
+        "Globally unique and stable; the prefix tells the type (`doc_`, `note_`, `lnk_`)."))
 
 
 _PAGE_FIELDS = frozenset({"edges", "nodes", "pageInfo"})
@@ -61,43 +89,43 @@ def _selected_names(info: Info) -> set[str]:
 
 
 def _connection(info: Info, item_id: str, outgoing: bool, types: list[str] | None, first: int | None,
-                after: str | None) -> LinkConnection:
+                after: str | None, last: int | None, before: str | None) -> LinkConnection:
     from vaultgraph.schema.links import LinkConnection
 
     key_types = tuple(types) if types else None
     selected = _selected_names(info)
-    return LinkConnection(page_key=PageKey(item_id, outgoing, key_types, first, after),
+    return LinkConnection(page_key=PageKey(item_id, outgoing, key_types, first, after, last, before),
                           count_key=CountKey(item_id, outgoing, key_types),
                           with_totals="totalCount" in selected and bool(selected & _PAGE_FIELDS))
 
 
 @strawberry.interface(description="A document or a note: something links point to and from.")
 class Item(Node):
-    title: str
-    scope: Scope
-    agent_id: str | None
-    team_id: str | None
+    title: str = strawberry.field(description="Display title, 1-500 characters.")
+    scope: Scope = strawberry.field(description="Who can see it.")
+    agent_id: str | None = strawberry.field(description="The owning agent, for PERSONAL; else null.")
+    team_id: str | None = strawberry.field(description="The owning team, for TEAM; else null.")
 
     @strawberry.field(description="Links from this item, ghosts (unresolved [[refs]]) included, oldest first.")
-    def outgoing(self, info: Info, types: list[str] | None = None, first: int | None = None,
-                 after: str | None = None) -> LinkConnectionType:
-        return _connection(info, str(self.id), True, types, first, after)
+    def outgoing(self, info: Info, types: LinkTypes = None, first: First = None, after: After = None,
+                 last: Last = None, before: Before = None) -> LinkConnectionType:
+        return _connection(info, str(self.id), True, types, first, after, last, before)
 
     @strawberry.field(description="Links to this item from items you can see, with their context snippets.")
-    def backlinks(self, info: Info, types: list[str] | None = None, first: int | None = None,
-                  after: str | None = None) -> LinkConnectionType:
+    def backlinks(self, info: Info, types: LinkTypes = None, first: First = None, after: After = None,
+                  last: Last = None, before: Before = None) -> LinkConnectionType:
         # Every backlink's `to` is this item: hand it to the loader `Link.to` asks, so it costs no read.
         item: domain.Item | None = getattr(self, "_domain", None)
         if item is not None:
             info.context.loaders.items.prime(item.id, item)
-        return _connection(info, str(self.id), False, types, first, after)
+        return _connection(info, str(self.id), False, types, first, after, last, before)
 
 
-@strawberry.type
+@strawberry.type(description="A document's enrichment: its stage now, and why it failed or was skipped.")
 class EnrichmentState:
-    stage: EnrichmentStage
-    error: str | None
-    updated_at: datetime | None
+    stage: EnrichmentStage = strawberry.field(description="The stage it is in, or the final one it reached.")
+    error: str | None = strawberry.field(description="Why, on FAILED and SKIPPED; null otherwise.")
+    updated_at: datetime | None = strawberry.field(description="When the stage last changed; null before the first.")
 
     @classmethod
     def from_domain(cls, state: domain.Enrichment) -> EnrichmentState:
@@ -106,16 +134,17 @@ class EnrichmentState:
 
 @strawberry.type(description="A file of the workspace, registered in the graph.")
 class Document(Item):
-    path: str
-    doc_type: str
-    summary: str | None
-    category: str | None
-    content_hash: str | None
-    size_bytes: int
-    metadata: JSON
-    enrichment: EnrichmentState
-    created_at: datetime
-    updated_at: datetime
+    path: str = strawberry.field(description=(
+        "Workspace-relative path (at most 1,024 characters), unique per owner; `document(path:)` finds it."))
+    doc_type: str = strawberry.field(description="The file's kind, from its suffix unless set (markdown, text, json…).")
+    summary: str | None = strawberry.field(description="Written by enrichment (SUMMARIZE); null until then.")
+    category: str | None = strawberry.field(description="A category of the workspace taxonomy; null until classified.")
+    content_hash: str | None = strawberry.field(description="SHA-256 of the file, hex; null before it was read.")
+    size_bytes: int = strawberry.field(description="Size of the file in bytes (at most 50 MB).")
+    metadata: JSON = strawberry.field(description="A JSON object the client set; `{}` when none.")
+    enrichment: EnrichmentState = strawberry.field(description="Where enrichment stands for this document.")
+    created_at: datetime = strawberry.field(description="When it was registered (UTC).")
+    updated_at: datetime = strawberry.field(description="When it last changed (UTC).")
     _domain: strawberry.Private[domain.Document]
 
     @strawberry.field(description="The file's text as stored in the workspace.")
@@ -135,23 +164,28 @@ class Document(Item):
 
 @strawberry.type(description="Authored markdown stored in the graph; its [[wikilinks]] are edges.")
 class Note(Item):
-    slug: str
-    body: str
-    body_sha256: str
-    kind: str
-    tags: list[str]
-    frontmatter: JSON
-    note_date: date | None
-    pinned: bool
-    archived_at: datetime | None
-    created_by_agent_id: str | None
-    indexed: bool
-    created_at: datetime
-    updated_at: datetime
+    slug: str = strawberry.field(description=(
+        "The wikilink target (`[[slug]]`), unique per owner; `note(slug:)` finds it, a rename changes it."))
+    body: str = strawberry.field(description="The whole markdown text, front matter included (at most 5 MB).")
+    body_sha256: str = strawberry.field(description=(
+        "SHA-256 of `body`, hex; send it back as `NoteInput.ifBodySha256` to refuse a lost update (CONFLICT)."))
+    kind: str = strawberry.field(description="note, daily, moc, literature, meeting or another 1-40 characters.")
+    tags: list[str] = strawberry.field(description="The #tags of the body and front matter, without `#`, case kept.")
+    frontmatter: JSON = strawberry.field(description="The YAML front matter as a JSON object; `{}` when none.")
+    note_date: date | None = strawberry.field(description="The day the note is about (daily notes: their day).")
+    pinned: bool = strawberry.field(description="Pinned by a user or agent; a filter of `notes`.")
+    archived_at: datetime | None = strawberry.field(description=(
+        "When it was archived (soft-deleted); null while active. `notes` leaves archived notes out by default."))
+    created_by_agent_id: str | None = strawberry.field(description="The agent whose key created it; null for people.")
+    indexed: bool = strawberry.field(description=(
+        "False when no embedding model worked at save: saved and keyword-searchable, not vector-searchable yet."))
+    created_at: datetime = strawberry.field(description="When it was created (UTC).")
+    updated_at: datetime = strawberry.field(description="When it last changed (UTC); `notes` orders by it.")
     _domain: strawberry.Private[domain.Note]
 
     @strawberry.field(description="Similar notes not linked yet, with similarity and passage; computed, never stored.")
-    async def suggestions(self, info: Info, limit: int = 10) -> list[LinkSuggestionType]:
+    async def suggestions(self, info: Info, limit: Annotated[int, strawberry.argument(
+            description="Suggestions to return, 1-50.")] = 10) -> list[LinkSuggestionType]:
         from vaultgraph.schema.search_types import LinkSuggestion  # imports this module: at call time
 
         found = await info.context.services.suggestions.suggest(info.context.principal, str(self.id), limit)
@@ -173,23 +207,35 @@ def item_type(item: domain.Item) -> Document | Note:
     return Note.from_domain(item) if isinstance(item, domain.Note) else Document.from_domain(item)
 
 
-@strawberry.type
+@strawberry.type(description="Where a page stands in its list (the Relay cursor connections spec).")
 class PageInfo:
-    has_next_page: bool
-    end_cursor: str | None
+    has_next_page: bool = strawberry.field(description=(
+        "Paging forward (`first`): true when more items follow this page (pass `endCursor` as `after` to read "
+        "them). Paging backward (`last`): false, as the spec allows."))
+    has_previous_page: bool = strawberry.field(description=(
+        "Paging backward (`last`): true when more items come before this page (pass `startCursor` as `before` to "
+        "read them). Paging forward (`first`): false, as the spec allows."))
+    start_cursor: str | None = strawberry.field(description="The cursor of the page's first edge; null when empty.")
+    end_cursor: str | None = strawberry.field(description="The cursor of the page's last edge; null when empty.")
+
+    @classmethod
+    def of(cls, page: domain.Page[Any]) -> PageInfo:
+        return cls(has_next_page=page.has_next_page, has_previous_page=page.has_previous_page,
+                   start_cursor=page.items[0][0] if page.items else None,
+                   end_cursor=page.items[-1][0] if page.items else None)
 
 
-@strawberry.type
+@strawberry.type(description="A document in a page, with the cursor to page from it.")
 class DocumentEdge:
-    cursor: str
-    node: Document
+    cursor: str = strawberry.field(description="Opaque; pass it as `after` to continue after this document.")
+    node: Document = strawberry.field(description="The document.")
 
 
-@strawberry.type
+@strawberry.type(description="A page of documents in path order (Relay cursor connection).")
 class DocumentConnection:
-    edges: list[DocumentEdge]
-    page_info: PageInfo
-    total_count: int
+    edges: list[DocumentEdge] = strawberry.field(description="The documents of this page, with their cursors.")
+    page_info: PageInfo = strawberry.field(description="Whether more pages follow, and the cursor to get them.")
+    total_count: int = strawberry.field(description="All documents matching the filters, across pages.")
 
     @strawberry.field(description="The documents of this page, without cursors.")
     def nodes(self) -> list[Document]:
@@ -198,22 +244,20 @@ class DocumentConnection:
     @classmethod
     def from_page(cls, page: domain.Page[domain.Document]) -> DocumentConnection:
         edges = [DocumentEdge(cursor=cursor, node=Document.from_domain(doc)) for cursor, doc in page.items]
-        return cls(edges=edges, page_info=PageInfo(has_next_page=page.has_next_page,
-                                                   end_cursor=edges[-1].cursor if edges else None),
-                   total_count=page.total_count)
+        return cls(edges=edges, page_info=PageInfo.of(page), total_count=page.total_count)
 
 
-@strawberry.type
+@strawberry.type(description="A note in a page, with the cursor to page from it.")
 class NoteEdge:
-    cursor: str
-    node: Note
+    cursor: str = strawberry.field(description="Opaque; pass it as `after` to continue after this note.")
+    node: Note = strawberry.field(description="The note.")
 
 
-@strawberry.type
+@strawberry.type(description="A page of notes, most recently updated first (Relay cursor connection).")
 class NoteConnection:
-    edges: list[NoteEdge]
-    page_info: PageInfo
-    total_count: int
+    edges: list[NoteEdge] = strawberry.field(description="The notes of this page, with their cursors.")
+    page_info: PageInfo = strawberry.field(description="Whether more pages follow, and the cursor to get them.")
+    total_count: int = strawberry.field(description="All notes matching the filters, across pages.")
 
     @strawberry.field(description="The notes of this page, without cursors.")
     def nodes(self) -> list[Note]:
@@ -222,12 +266,10 @@ class NoteConnection:
     @classmethod
     def from_page(cls, page: domain.Page[domain.Note]) -> NoteConnection:
         edges = [NoteEdge(cursor=cursor, node=Note.from_domain(note)) for cursor, note in page.items]
-        return cls(edges=edges, page_info=PageInfo(has_next_page=page.has_next_page,
-                                                   end_cursor=edges[-1].cursor if edges else None),
-                   total_count=page.total_count)
+        return cls(edges=edges, page_info=PageInfo.of(page), total_count=page.total_count)
 
 
-@strawberry.type
+@strawberry.type(description="A tag and how many active (not archived) notes carry it.")
 class TagCount:
-    tag: str
-    count: int
+    tag: str = strawberry.field(description="The tag without `#`; nested tags keep their slashes (`project/alpha`).")
+    count: int = strawberry.field(description="Active notes carrying it.")

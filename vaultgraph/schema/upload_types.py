@@ -4,19 +4,23 @@ from __future__ import annotations
 
 import strawberry
 
+from vaultgraph.schema.enums import schema_enum
 from vaultgraph.schema.types import Document
 from vaultgraph.services.uploads import StoredFile, UploadStatus
 
-strawberry.enum(UploadStatus, description="What an upload did with one file: a new document, new content for an "
-                                          "existing one (overwrite), or nothing (the same content was there).")
+schema_enum(UploadStatus, "What an upload did with one file.", {
+    "CREATED": "A new document (enrichment queued).",
+    "UPDATED": "New content for the document of that name (`overwrite: true`); enrichment queued again.",
+    "UNCHANGED": "The same content was there already; nothing written.",
+})
 
 
 @strawberry.type(description="One uploaded file: the name it came with, the path it is stored at, and its document.")
 class UploadedFile:
     filename: str = strawberry.field(description="The name the client sent (never used as a path).")
     path: str = strawberry.field(description="Where it is stored, inside the owner's space: the document's path.")
-    status: UploadStatus
-    document: Document
+    status: UploadStatus = strawberry.field(description="What became of it.")
+    document: Document = strawberry.field(description="Its document.")
 
     @classmethod
     def from_stored(cls, stored: StoredFile) -> UploadedFile:
@@ -26,7 +30,7 @@ class UploadedFile:
 
 @strawberry.type(description="What uploadDocuments stored: each file in the order sent, and the documents.")
 class UploadDocumentsPayload:
-    files: list[UploadedFile]
+    files: list[UploadedFile] = strawberry.field(description="Each file, in the order sent.")
 
     @strawberry.field(description="The documents the upload created or updated (enrichment runs on them now), and "
                                   "those it found unchanged.")

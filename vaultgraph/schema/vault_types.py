@@ -7,10 +7,10 @@ import strawberry
 from vaultgraph.interop.vault import ExportReport, VaultReport
 
 
-@strawberry.type
+@strawberry.type(description="A file left out of an import, export or scan, with why; the others went on.")
 class SkippedFile:
-    path: str
-    reason: str
+    path: str = strawberry.field(description="The file's path, relative to the folder.")
+    reason: str = strawberry.field(description="Why it was left out, in words.")
 
 
 @strawberry.type(description="A file an export wrote under another name than its own, which another item held.")
@@ -21,13 +21,13 @@ class RenamedFile:
 
 @strawberry.type(description="What an import did, file by file. Conflicts were skipped: the graph is authoritative.")
 class VaultImportReport:
-    files: int
-    created: list[str]
-    updated: list[str]
-    unchanged: list[str]
+    files: int = strawberry.field(description="Files read from the vault.")
+    created: list[str] = strawberry.field(description="Vault paths that became new notes.")
+    updated: list[str] = strawberry.field(description="Vault paths whose notes were updated.")
+    unchanged: list[str] = strawberry.field(description="Vault paths whose notes already held the same body.")
     conflicts: list[str] = strawberry.field(description="Files whose body differs from their note; rerun with force.")
-    attachments: list[str]
-    skipped: list[SkippedFile]
+    attachments: list[str] = strawberry.field(description="Non-markdown files, registered as documents.")
+    skipped: list[SkippedFile] = strawberry.field(description="Files left out, each with why.")
     typed_links: int = strawberry.field(
         description="Typed (non-wikilink) links made from the files' `vaultgraph.links` frontmatter.")
 

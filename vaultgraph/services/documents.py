@@ -18,7 +18,7 @@ from vaultgraph.errors import Conflict, Forbidden, InvalidInput, LimitExceeded, 
 from vaultgraph.graph import documents as cypher
 from vaultgraph.graph import workspace_sync as sync_cypher
 from vaultgraph.graph.session import Graph
-from vaultgraph.services.pagination import decode_cursor, encode_cursor, page_size
+from vaultgraph.services.pagination import encode_cursor, keyset_cursor, window
 from vaultgraph.services.taxonomy import TAXONOMY_FILE, load_taxonomy
 from vaultgraph.services.wikilink_sync import sync_wikilinks
 from vaultgraph.text.resolve import document_name
@@ -172,19 +172,19 @@ class DocumentService:
         return document
 
     async def page(
-        self, principal: Principal, filters: DocumentFilter, first: int | None, after: str | None
+        self, principal: Principal, filters: DocumentFilter, first: int | None, after: str | None,
+        last: int | None = None, before: str | None = None,
     ) -> Page[Document]:
-        limit = page_size(first, self.max_page_size)
-        after_path, after_id = decode_cursor(after, 2) if after else (None, None)
+        """Documents in path order between the cursors: the first `first`, or the last `last` (Relay)."""
+        span = window(first, after, last, before, self.max_page_size, keyset_cursor)
         params: dict[str, Any] = {
             "tenant": principal.tenant_id, "ownerKeys": principal.visible_owner_keys(),
             "scope": filters.scope.value if filters.scope else None, "docType": filters.doc_type,
             "teamId": filters.team_id, "agentId": filters.agent_id, "category": filters.category,
-            "afterPath": after_path, "afterId": after_id, "limit": limit + 1,
+            **span.params("Path"),
         }
-        rows, total = await self.graph.read(cypher.documents_page_and_total, **params)
-        items = [(encode_cursor(d.path, d.id), d) for d in rows[:limit]]
-        return Page(items=items, has_next_page=len(rows) > limit, total_count=total)
+        rows, total = await self.graph.read(cypher.documents_page_and_total, span.backward, **params)
+        return span.page(rows, lambda d: encode_cursor(d.path, d.id), total)
 
     async def update(
         self, principal: Principal, document_id: str, title: str | None = None, doc_type: str | None = None,

@@ -16,7 +16,7 @@ from vaultgraph.graph import whole_reads
 from vaultgraph.graph.records import link_from_record
 from vaultgraph.graph.session import Graph
 from vaultgraph.graph.wikilinks import lock_names
-from vaultgraph.services.pagination import encode_cursor, page_size, timestamp_cursor
+from vaultgraph.services.pagination import Window, encode_cursor, timestamp_cursor, window
 from vaultgraph.services.wikilink_sync import (
     body_keys,
     canonical_ref,
@@ -53,21 +53,18 @@ def link_types(values: list[str] | None, field: str = "types") -> list[str] | No
 
 
 def link_page_params(
-    principal: Principal, types: list[str] | None, first: int | None, after: str | None, max_page_size: int
-) -> tuple[int, dict[str, Any]]:
-    """The page size and the parameters of a page of links (graph/links.py's page statements, without the tenant
-    and the items): INVALID_INPUT for a bad `first`, `after` or type. The statements read one row more than the
-    page shows, to tell whether a next page exists."""
-    limit = page_size(first, max_page_size)
-    after_ts, after_id = timestamp_cursor(after)
-    return limit, {"types": link_types(types), "ownerKeys": principal.visible_owner_keys(), "afterTs": after_ts,
-                   "afterId": after_id, "limit": limit + 1}
+    principal: Principal, types: list[str] | None, first: int | None, after: str | None, max_page_size: int,
+    last: int | None = None, before: str | None = None,
+) -> tuple[Window, dict[str, Any]]:
+    """The window and the parameters of a page of links (graph/links.py's page statements, without the tenant
+    and the items): INVALID_INPUT for a bad size, cursor or type."""
+    span = window(first, after, last, before, max_page_size, timestamp_cursor)
+    return span, {"types": link_types(types), "ownerKeys": principal.visible_owner_keys(), **span.params("Ts")}
 
 
-def link_page(links: list[Link], limit: int, total: int) -> Page[Link]:
-    """The page of `limit` links from a page statement's rows (one more than `limit` when there is a next page)."""
-    return Page(items=[(encode_cursor(link.created_at.isoformat(), link.id), link) for link in links[:limit]],
-                has_next_page=len(links) > limit, total_count=total)
+def link_cursor(link: Link) -> str:
+    """A link's cursor in a connection of links (oldest first)."""
+    return encode_cursor(link.created_at.isoformat(), link.id)
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,18 +197,20 @@ class LinkService:
 
     async def pages(
         self, principal: Principal, item_ids: list[str], outgoing: bool, types: list[str] | None,
-        first: int | None, after: str | None, with_totals: bool = False,
+        first: int | None, after: str | None, with_totals: bool = False, last: int | None = None,
+        before: str | None = None,
     ) -> dict[str, Page[Link]]:
-        """Pages of links for many items in one query (a DataLoader batches these). With `with_totals`, each
-        page's `total_count` comes from the same transaction (one round trip for a connection asking for both)."""
-        limit, params = link_page_params(principal, types, first, after, self.max_page_size)
+        """Pages of links for many items in one query (a DataLoader batches these), oldest first, between the
+        cursors: the first `first` or the last `last`. With `with_totals`, each page's `total_count` comes from the
+        same transaction (one round trip for a connection asking for both)."""
+        span, params = link_page_params(principal, types, first, after, self.max_page_size, last, before)
         params.update(tenant=principal.tenant_id, ids=item_ids)
         totals: dict[str, int] = {}
         if with_totals:
-            rows, totals = await self.graph.read(cypher.link_pages_and_counts, outgoing, **params)
+            rows, totals = await self.graph.read(cypher.link_pages_and_counts, outgoing, span.backward, **params)
         else:
-            rows = await self.graph.read(cypher.link_pages, outgoing, **params)
-        return {item_id: link_page(links, limit, totals.get(item_id, 0)) for item_id, links in rows.items()}
+            rows = await self.graph.read(cypher.link_pages, outgoing, span.backward, **params)
+        return {item_id: span.page(links, link_cursor, totals.get(item_id, 0)) for item_id, links in rows.items()}
 
     async def counts(
         self, principal: Principal, item_ids: list[str], outgoing: bool, types: list[str] | None

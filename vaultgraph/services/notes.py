@@ -35,7 +35,7 @@ from vaultgraph.services.note_drafts import (
     is_kind,
 )
 from vaultgraph.services.note_renames import follow_rename
-from vaultgraph.services.pagination import encode_cursor, page_size, timestamp_cursor
+from vaultgraph.services.pagination import Window, encode_cursor, timestamp_cursor, window
 from vaultgraph.services.wikilink_sync import LinkJob, sync_wikilinks_many
 from vaultgraph.text.properties import PropertiesError, set_properties
 from vaultgraph.text.resolve import key_name
@@ -70,6 +70,20 @@ class _Prepared:
     props: dict[str, Any]
     parsed: ParsedText
     owner: Owner | None  # a new note's owner (an existing note keeps its own)
+
+
+def note_page_params(principal: Principal, filters: NoteFilter, span: Window) -> dict[str, Any]:
+    """The parameters of graph/notes.py's page statements for these filters and this window."""
+    return {
+        "tenant": principal.tenant_id, "ownerKeys": principal.visible_owner_keys(),
+        "includeArchived": filters.include_archived, "scope": filters.scope.value if filters.scope else None,
+        "kind": filters.kind, "tag": filters.tag, "pinned": filters.pinned, **span.params("Ts"),
+    }
+
+
+def note_cursor(note: Note) -> str:
+    """A note's cursor in the list of notes (most recently updated first)."""
+    return encode_cursor(note.updated_at.isoformat(), note.id)
 
 
 def _batches(prepared: list[_Prepared], size: int) -> Iterator[list[_Prepared]]:
@@ -334,18 +348,13 @@ class NoteService:
             cypher.notes_by_slugs, principal.tenant_id, list(slugs), principal.visible_owner_keys(), prefer
         )
 
-    async def page(self, principal: Principal, filters: NoteFilter, first: int | None, after: str | None) -> Page[Note]:
-        limit = page_size(first, self.max_page_size)
-        after_ts, after_id = timestamp_cursor(after)
-        params: dict[str, Any] = {
-            "tenant": principal.tenant_id, "ownerKeys": principal.visible_owner_keys(),
-            "includeArchived": filters.include_archived, "scope": filters.scope.value if filters.scope else None,
-            "kind": filters.kind, "tag": filters.tag, "pinned": filters.pinned,
-            "afterTs": after_ts, "afterId": after_id, "limit": limit + 1,
-        }
-        rows, total = await self.graph.read(cypher.notes_page_and_total, **params)
-        items = [(encode_cursor(n.updated_at.isoformat(), n.id), n) for n in rows[:limit]]
-        return Page(items=items, has_next_page=len(rows) > limit, total_count=total)
+    async def page(self, principal: Principal, filters: NoteFilter, first: int | None, after: str | None,
+                   last: int | None = None, before: str | None = None) -> Page[Note]:
+        """Notes, most recently updated first, between the cursors: the first `first` or the last `last`."""
+        span = window(first, after, last, before, self.max_page_size, timestamp_cursor)
+        rows, total = await self.graph.read(cypher.notes_page_and_total, span.backward,
+                                            **note_page_params(principal, filters, span))
+        return span.page(rows, note_cursor, total)
 
     async def update(self, principal: Principal, note_id: str, patch: NotePatch) -> SaveResult:
         """Change only what `patch` gives, through the save pipeline; everything else stays as stored (an

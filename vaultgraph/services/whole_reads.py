@@ -16,9 +16,9 @@ from vaultgraph.domain import Link, Note, Page, Principal
 from vaultgraph.errors import InvalidInput, NotFound
 from vaultgraph.graph import whole_reads as cypher
 from vaultgraph.graph.session import Graph
-from vaultgraph.services.links import link_page, link_page_params
-from vaultgraph.services.notes import NoteFilter
-from vaultgraph.services.pagination import encode_cursor, page_size, timestamp_cursor
+from vaultgraph.services.links import link_cursor, link_page_params
+from vaultgraph.services.notes import NoteFilter, note_cursor, note_page_params
+from vaultgraph.services.pagination import Window, timestamp_cursor, window
 
 # A request asking for more connections per note than this reads them the usual way (a statement grows with them).
 MAX_ASKS = 4
@@ -49,35 +49,35 @@ class WholeReads:
 
     def _plan(
         self, principal: Principal, asks: Sequence[ConnectionAsk]
-    ) -> tuple[list[cypher.LinkAsk], dict[str, Any], list[int | None]]:
-        """The statement's parts for the valid asks, their parameters, and per ask its page size (None: left out)."""
+    ) -> tuple[list[cypher.LinkAsk], dict[str, Any], list[Window | None]]:
+        """The statement's parts for the valid asks, their parameters, and per ask its window (None: left out)."""
         parts: list[cypher.LinkAsk] = []
         params: dict[str, Any] = {}
-        limits: list[int | None] = []
+        spans: list[Window | None] = []
         for ask in asks[:MAX_ASKS]:
             try:
-                limit, link_params = link_page_params(principal, ask.types, ask.first, ask.after, self.max_page_size)
+                span, link_params = link_page_params(principal, ask.types, ask.first, ask.after, self.max_page_size)
             except InvalidInput:
-                limits.append(None)
+                spans.append(None)
                 continue
             params.update(cypher.link_params(len(parts), link_params))
             parts.append(cypher.LinkAsk(ask.outgoing, ask.page, ask.count))
-            limits.append(limit)
-        limits += [None] * (len(asks) - len(limits))
-        return parts, params, limits
+            spans.append(span)
+        spans += [None] * (len(asks) - len(spans))
+        return parts, params, spans
 
     @staticmethod
-    def _answers(results: list[cypher.LinkResult], limits: list[int | None]) -> list[ConnectionAnswer | None]:
+    def _answers(results: list[cypher.LinkResult], spans: list[Window | None]) -> list[ConnectionAnswer | None]:
         answers: list[ConnectionAnswer | None] = []
         found = iter(results)
-        for limit in limits:
-            if limit is None:
+        for span in spans:
+            if span is None:
                 answers.append(None)
                 continue
             result = next(found)
             page = None
             if result.links is not None:
-                page = link_page(result.links, limit, result.total or 0)
+                page = span.page(result.links, link_cursor, result.total or 0)
             answers.append(ConnectionAnswer(page, result.total))
         return answers
 
@@ -85,7 +85,7 @@ class WholeReads:
         self, principal: Principal, asks: Sequence[ConnectionAsk], id: str | None = None, slug: str | None = None
     ) -> tuple[Note, list[ConnectionAnswer | None]]:
         """`NoteService.get(id)` or `get_by_slug(slug)` (the same NOT_FOUND), with the asked connections."""
-        parts, params, limits = self._plan(principal, asks)
+        parts, params, spans = self._plan(principal, asks)
         params["tenant"] = principal.tenant_id
         if slug is not None:
             params.update(slug=slug, ownerKeys=principal.visible_owner_keys(),
@@ -100,23 +100,19 @@ class WholeReads:
                 raise NotFound(f"no note with slug {slug!r}", slug=slug)
             raise NotFound(f"no note with id {id!r}", id=id)
         note, results = found
-        return note, self._answers(results, limits)
+        return note, self._answers(results, spans)
 
     async def notes_page(
         self, principal: Principal, filters: NoteFilter, first: int | None, after: str | None,
-        asks: Sequence[ConnectionAsk],
+        asks: Sequence[ConnectionAsk], last: int | None = None, before: str | None = None,
     ) -> tuple[Page[Note], dict[str, list[ConnectionAnswer | None]]]:
         """`NoteService.page` (the same page, total and errors), with the asked connections of every note."""
-        limit = page_size(first, self.max_page_size)
-        after_ts, after_id = timestamp_cursor(after)
-        parts, params, limits = self._plan(principal, asks)
-        params.update({
-            "tenant": principal.tenant_id, "ownerKeys": principal.visible_owner_keys(),
-            "includeArchived": filters.include_archived, "scope": filters.scope.value if filters.scope else None,
-            "kind": filters.kind, "tag": filters.tag, "pinned": filters.pinned,
-            "afterTs": after_ts, "afterId": after_id, "limit": limit + 1,
-        })
-        rows, total = await cypher.notes_page_with_links(self.graph, parts, **params)
-        page = Page(items=[(encode_cursor(note.updated_at.isoformat(), note.id), note) for note, _ in rows[:limit]],
-                    has_next_page=len(rows) > limit, total_count=total)
-        return page, {note.id: self._answers(results, limits) for note, results in rows[:limit]}
+        span = window(first, after, last, before, self.max_page_size, timestamp_cursor)
+        parts, params, spans = self._plan(principal, asks)
+        params.update(note_page_params(principal, filters, span))
+        rows, total = await cypher.notes_page_with_links(self.graph, parts, span.backward, **params)
+        with_links = span.page(rows, lambda row: note_cursor(row[0]), total)
+        page = Page(items=[(cursor, note) for cursor, (note, _) in with_links.items],
+                    has_next_page=with_links.has_next_page, has_previous_page=with_links.has_previous_page,
+                    total_count=total)
+        return page, {note.id: self._answers(results, spans) for _, (note, results) in with_links.items}

@@ -16,6 +16,18 @@ scenario("a new install loads without console errors and says what to do", {}, a
   await ex.shot("empty");
 });
 
+scenario("with introspection off the explorer boots from the schema it was built for", { introspection: false },
+  async (ex) => {
+    const refused = await ex.graphql("{ __schema { queryType { name } } }");
+    assert.equal(refused.errors?.[0]?.extensions?.code, "FORBIDDEN", JSON.stringify(refused));
+    await ex.makeNote("Overview", "Start at the [[Setup Guide]].");
+    await ex.open();
+    await expectVisible(ex.row("Overview"));
+    await ex.row("Overview").click();
+    await expectExactText(ex.page.locator("#detail-pane h2"), "Overview");
+    await ex.shot("no-introspection");
+  });
+
 scenario("a narrow window stacks the panes without sideways scrolling", {}, async (ex) => {
   await ex.makeNote("Overview", "Start at the [[Setup Guide]].");
   await ex.page.setViewportSize({ width: 420, height: 860 });

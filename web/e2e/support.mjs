@@ -26,9 +26,10 @@ import { fileURLToPath } from "node:url";
  * @typedef {object} Needs
  * @property {boolean} [workers] the enrichment workers run (for this scenario's tenant only)
  * @property {boolean} [apiKey] development mode off: the server asks for a key, VAULTGRAPH_E2E_KEY holds one
+ * @property {boolean} [introspection] false: the server refuses introspection (VAULTGRAPH_INTROSPECTION=false)
  * @property {(error: string) => boolean} [allowError] a console error this scenario expects (the others fail it)
  */
-/** @typedef {{ name: string, needs: { workers: boolean, apiKey: boolean } }} Listed */
+/** @typedef {{ name: string, needs: { workers: boolean, apiKey: boolean, introspection: boolean } }} Listed */
 
 const REPO = fileURLToPath(new URL("../..", import.meta.url));
 export const CHROMIUM = "/usr/bin/chromium";
@@ -60,7 +61,8 @@ class Skip extends Error {}
  */
 export function scenario(name, needs, run) {
   if (catalog.listing) {
-    catalog.scenarios.push({ name, needs: { workers: needs.workers ?? false, apiKey: needs.apiKey ?? false } });
+    catalog.scenarios.push({ name, needs: { workers: needs.workers ?? false, apiKey: needs.apiKey ?? false,
+                                            introspection: needs.introspection ?? true } });
     return;
   }
   const only = process.env.VAULTGRAPH_E2E_TEST;

@@ -1,10 +1,12 @@
-// What the server's schema offers right now, read once by introspection. The API grows while the explorer is in
-// use (search, enrichment subscriptions, uploads, link suggestions arrive in later releases); every pane asks here
-// before it wires a feature, and shows the feature disabled with a note when the field is not there.
+// What the server's schema offers, as this build of the explorer was made for it: src/schema.generated.ts, written
+// from schema.graphql at build time (web/scripts/schema-capabilities.mjs), so the explorer boots on a server that
+// refuses introspection (VAULTGRAPH_INTROSPECTION=false, as production should). Every pane asks here before it
+// wires a feature, and shows the feature disabled with a note when the field is not there.
 
 import type { Api } from "./api";
+import { SCHEMA } from "./schema.generated";
 
-interface TypeRef {
+export interface TypeRef {
   kind: string;
   name: string | null;
   ofType: TypeRef | null;
@@ -21,7 +23,7 @@ export interface FieldInfo {
   type: TypeRef;
 }
 
-interface TypeInfo {
+export interface TypeInfo {
   kind: string;
   name: string;
   fields: FieldInfo[] | null;
@@ -30,20 +32,15 @@ interface TypeInfo {
   possibleTypes: { name: string }[] | null;
 }
 
-const TYPE_REF = "kind name ofType { kind name ofType { kind name ofType { kind name ofType { kind name } } } }";
+/** The schema as the generated module holds it: the root type names and every named type. */
+export interface SchemaShape {
+  roots: Record<"Query" | "Mutation" | "Subscription", string | null>;
+  types: TypeInfo[];
+}
 
-const INTROSPECTION = `query Capabilities {
-  __schema {
-    queryType { name } mutationType { name } subscriptionType { name }
-    types {
-      kind name
-      fields { name args { name type { ${TYPE_REF} } } type { ${TYPE_REF} } }
-      inputFields { name type { ${TYPE_REF} } }
-      enumValues { name }
-      possibleTypes { name }
-    }
-  }
-}`;
+// The cheapest operation there is: it tells at boot whether the server answers this browser (an API key asked
+// for, the server down) before a pane finds out, and needs no introspection.
+const PROBE = "query Boot { __typename }";
 
 export function namedType(ref: TypeRef): TypeRef {
   let t = ref;
@@ -68,17 +65,14 @@ export class Capabilities {
   };
 
   static async load(api: Api): Promise<Capabilities> {
+    await api.request<{ __typename: string }>(PROBE);
+    return Capabilities.of(SCHEMA);
+  }
+
+  static of(schema: SchemaShape): Capabilities {
     const caps = new Capabilities();
-    const data = await api.request<{ __schema: {
-      queryType: { name: string } | null; mutationType: { name: string } | null;
-      subscriptionType: { name: string } | null; types: TypeInfo[];
-    } }>(INTROSPECTION);
-    for (const t of data.__schema.types) caps.types.set(t.name, t);
-    caps.roots = {
-      Query: data.__schema.queryType?.name ?? null,
-      Mutation: data.__schema.mutationType?.name ?? null,
-      Subscription: data.__schema.subscriptionType?.name ?? null,
-    };
+    for (const t of schema.types) caps.types.set(t.name, t);
+    caps.roots = { ...schema.roots };
     return caps;
   }
 
