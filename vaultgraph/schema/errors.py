@@ -19,15 +19,15 @@ def _is_unexpected(error: GraphQLError) -> bool:
 
 
 class ErrorPolicy(MaskErrors):
-    """Expected errors carry `extensions.code`; unexpected ones are logged with an id and masked."""
+    """Expected errors carry `extensions.code`; unexpected ones are logged with an id and masked.
+
+    Through MaskErrors' public hooks only: every error counts as one to "mask", and `anonymise_error` is where each
+    is mapped (an AppError to its code, a validation error kept with one, anything else masked)."""
 
     def __init__(self) -> None:
-        super().__init__(should_mask_error=_is_unexpected)
+        super().__init__(should_mask_error=lambda error: True)
 
-    def _process_errors(self, errors: list[GraphQLError]) -> list[GraphQLError]:
-        return [self._map(error) for error in errors]
-
-    def _map(self, error: GraphQLError) -> GraphQLError:
+    def anonymise_error(self, error: GraphQLError) -> GraphQLError:
         original = error.original_error
         if isinstance(original, AppError):
             extensions = {"code": original.code, **{k: v for k, v in original.details.items() if v is not None}}

@@ -1,0 +1,77 @@
+"""Contract tests for the private parts of strawberry and Starlette that vaultgraph still leans on, where no public
+way exists (the driver's is tests/graph/test_driver_contract.py). Both libraries are pinned to a minor range in
+pyproject.toml; each test fails loudly, naming the internal, when a release within it drops or changes it, instead
+of vaultgraph silently losing what it bought."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator
+
+import pytest
+import strawberry
+from starlette.datastructures import Headers
+
+from vaultgraph.http.multipart import LimitedMultiPartParser, UploadLimitExceeded
+from vaultgraph.schema.types import _selected_names
+from vaultgraph.services.uploads import UploadLimits
+
+
+@strawberry.type
+class Leaf:
+    a: int = 1
+    b: int = 2
+    c: int = 3
+
+
+@strawberry.type
+class Query:
+    @strawberry.field
+    def names(self, info: strawberry.Info) -> Leaf:
+        Query.seen = sorted(_selected_names(info))
+        return Leaf()
+
+    seen: strawberry.Private[list[str]] = strawberry.field(default_factory=list)
+
+
+async def test_strawberry_info_still_carries_the_raw_field_nodes_and_fragments() -> None:
+    # schema/types.py reads the selection off `info._raw_info` (graphql-core's GraphQLResolveInfo): its
+    # `field_nodes` and `fragments`. strawberry's public `selected_fields` converts the whole sub-selection on every
+    # call, once per item of a list.
+    schema = strawberry.Schema(Query)
+    result = await schema.execute("query { names { a ... on Leaf { b } ...More } } fragment More on Leaf { c }")
+    assert result.errors is None, result.errors
+    assert Query.seen == ["a", "b", "c"], "strawberry's Info._raw_info no longer gives field_nodes and fragments"
+
+
+def _multipart(files: int) -> tuple[Headers, bytes]:
+    boundary = "contractboundary"
+    parts = [f'--{boundary}\r\nContent-Disposition: form-data; name="operations"\r\n\r\n{{}}\r\n']
+    parts += [f'--{boundary}\r\nContent-Disposition: form-data; name="f{i}"; filename="f{i}.txt"\r\n'
+              f"Content-Type: text/plain\r\n\r\n{'x' * 10}\r\n" for i in range(files)]
+    body = ("".join(parts) + f"--{boundary}--\r\n").encode()
+    return Headers({"content-type": f"multipart/form-data; boundary={boundary}"}), body
+
+
+async def _stream(body: bytes) -> AsyncGenerator[bytes, None]:
+    yield body
+
+
+@pytest.mark.parametrize(("files", "max_files", "max_file_bytes", "refused"), [
+    (2, 2, 10, None), (3, 2, 10, "more than 2 files"), (1, 5, 9, "larger than 9 bytes"),
+])
+async def test_starlettes_parser_still_says_which_part_is_a_file(files: int, max_files: int, max_file_bytes: int,
+                                                                  refused: str | None) -> None:
+    # http/multipart.py counts files and their bytes while the body streams, through MultiPartParser's
+    # `_current_part.file` (set once a part's headers name a filename); Starlette has no public hook for it.
+    headers, body = _multipart(files)
+    limits = UploadLimits(max_files=max_files, max_file_bytes=max_file_bytes, max_body_bytes=1 << 20)
+    parser = LimitedMultiPartParser(headers, _stream(body), limits)
+    if refused is None:
+        form = await parser.parse()
+        try:
+            assert sorted(form.keys()) == ["f0", "f1", "operations"]
+        finally:
+            await form.close()
+        return
+    with pytest.raises(UploadLimitExceeded, match=refused):
+        await parser.parse()
