@@ -130,6 +130,12 @@ class LinkGraph(RuleBasedStateMachine):
         self.wrote(n)
         self.run(self.world.rename(n, name, titles[choice % len(titles)], rewrite))
 
+    @rule(n=TENANT, which=st.integers(0, 20), key=st.sampled_from(["related", "up"]), to=NAME,
+          delete=st.booleans())
+    def set_property(self, n: int, which: int, key: str, to: tuple[str, str], delete: bool) -> None:
+        self.wrote(n)
+        self.run(self.world.set_property(n, self.note_name(n, which), key, None if delete else f"[[{to[1]}]]"))
+
     @rule(n=TENANT, which=st.integers(0, 20), archived=st.booleans())
     def archive(self, n: int, which: int, archived: bool) -> None:
         self.wrote(n)

@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from tests.agents.mcp_client import call, mcp_session
 from tests.model.obsidian import Document, Note, TypedLink, Vault, body_links, key_of, note_slug
 from tests.support.server import RunningServer
@@ -44,6 +46,7 @@ SAVE = """mutation($input: NoteInput!) { saveNote(input: $input) { note { id slu
 RENAME = ("""mutation($input: NoteInput!, $rewrite: Boolean!) {
   saveNote(input: $input, rewriteLinks: $rewrite) { note { id slug title } } }""" if REWRITE_LINKS_ARGUMENT else
           """mutation($input: NoteInput!) { saveNote(input: $input) { note { id slug title } } }""")
+UPDATE = "mutation($id: ID!, $patch: NotePatch!) { updateNote(id: $id, input: $patch) { id body } }"
 ARCHIVE = "mutation($id: ID!, $a: Boolean!) { archiveNote(id: $id, archived: $a) { id archivedAt } }"
 DELETE_NOTE = "mutation($id: ID!) { deleteNote(id: $id, hard: true) { deleted } }"
 CREATE_DOCUMENT = "mutation($input: DocumentInput!) { createDocument(input: $input) { id path } }"
@@ -135,6 +138,17 @@ class Tenant:
         return {"X-Vaultgraph-Tenant": self.name}
 
 
+def front_matter(body: str) -> tuple[dict[str, Any], str]:
+    """The properties and the text after them, read as Obsidian does: a YAML block fenced by `---` lines at the top
+    (the model's own reading, not the server's parser)."""
+    match = re.match(r"---\r?\n(.*?)^---[ \t]*(?:\r?\n|$)", body, re.DOTALL | re.MULTILINE)
+    if match is None:
+        return {}, body
+    loaded = yaml.safe_load(match.group(1)) or {}
+    expect(isinstance(loaded, dict), "front matter is a mapping", body)
+    return loaded, body[match.end():]
+
+
 def fresh_tenant_name() -> str:
     return f"m{uuid.uuid4().hex[:16]}"
 
@@ -196,6 +210,24 @@ class World:
             t.vault.notes[saved["id"]] = Note(saved["id"], folder, title, body)
         else:
             existing.title, existing.body = title, body
+
+    async def set_property(self, n: int, name: tuple[str, str], key: str, value: str | None) -> None:
+        """updateNote with one front-matter property (a [[link]] in it, or null to delete it): the front matter is
+        rewritten, the text after it stays, and the links are those of the new body, front matter included."""
+        t = self.tenants[n]
+        note = t.vault.by_slug(note_slug(*name))
+        if note is None:
+            return
+        updated = (await self.ask(t, UPDATE, {"id": note.id, "patch": {"properties": {key: value}}}))["updateNote"]
+        body: str = updated["body"]
+        properties, rest = front_matter(body)
+        if value is None:
+            expect(key not in properties, f"updateNote left the deleted property {key!r}", body)
+        else:
+            expect(properties.get(key) == value, f"updateNote did not set {key!r}", body)
+        expect(rest.strip() == front_matter(note.body)[1].strip(), "updateNote changed the text after the front matter",
+               note.body, body)
+        note.body = body
 
     async def rename(self, n: int, name: tuple[str, str], new_title: str, rewrite: bool = True) -> None:
         """saveNote with the id, a new title and its slug (same folder, same body)."""
