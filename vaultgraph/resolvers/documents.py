@@ -7,6 +7,7 @@ from typing import Any
 import strawberry
 
 from vaultgraph.errors import InvalidInput
+from vaultgraph.schema.category_types import Category
 from vaultgraph.schema.context import Info
 from vaultgraph.schema.inputs import DeletePayload, DocumentInput, DocumentUpdateInput
 from vaultgraph.schema.types import Document, DocumentConnection, Scope
@@ -46,6 +47,12 @@ async def documents(
     ctx = info.context
     filters = DocumentFilter(scope=scope, doc_type=doc_type, team_id=team_id, agent_id=agent_id, category=category)
     return DocumentConnection.from_page(await ctx.services.documents.page(ctx.principal, filters, first, after))
+
+
+async def categories(info: Info) -> list[Category]:
+    """Every category of the taxonomy with its description and how many documents the caller can see in it."""
+    ctx = info.context
+    return [Category.from_domain(category) for category in await ctx.services.documents.categories(ctx.principal)]
 
 
 async def create_document(info: Info, input: DocumentInput) -> Document:

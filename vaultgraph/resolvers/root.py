@@ -36,6 +36,9 @@ class Query:
     node = strawberry.field(resolver=link_resolvers.node)
     document = strawberry.field(resolver=document_resolvers.document)
     documents = strawberry.field(resolver=document_resolvers.documents)
+    categories = strawberry.field(resolver=document_resolvers.categories, description=(
+        "The taxonomy's categories (EverOS's L0) in its order, each with its description and the number of "
+        "documents the caller can see in it; then any category documents carry that the taxonomy no longer has."))
     note = strawberry.field(resolver=note_resolvers.note)
     notes = strawberry.field(resolver=note_resolvers.notes)
     traverse = strawberry.field(resolver=link_resolvers.traverse)
