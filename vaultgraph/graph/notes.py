@@ -84,11 +84,12 @@ CALL (slug) {
 RETURN """ + _NOTE
 
 # Keyset pagination on (updatedAt desc, id): the newest first, stable while notes are saved.
-# The list filters, shared by the page and its total so the two never disagree.
+# The list filters, shared by the page and its total so the two never disagree (and by property queries,
+# graph/note_query.py).
 # `updatedAt IS NOT NULL` (always true: every save sets it) lets the planner seek the (tenantId, updatedAt) index
 # instead of scanning every tenant's notes: at 100k notes PROFILE showed 120k label-scan rows become 100k index
 # rows, and the count 203 -> 56 ms, the page 480 -> 277 ms p50.
-_NOTE_FILTERS = """
+NOTE_LIST_FILTERS = """
 MATCH (n:Note {tenantId: $tenant})
 WHERE n.updatedAt IS NOT NULL AND ($ownerKeys IS NULL OR n.ownerKey IN $ownerKeys)
   AND ($includeArchived OR n.archivedAt IS NULL)
@@ -98,12 +99,12 @@ WHERE n.updatedAt IS NOT NULL AND ($ownerKeys IS NULL OR n.ownerKey IN $ownerKey
   AND ($pinned IS NULL OR n.pinned = $pinned)
 """
 
-NOTES_PAGE = _NOTE_FILTERS + """\
+NOTES_PAGE = NOTE_LIST_FILTERS + """\
   AND ($afterTs IS NULL OR n.updatedAt < datetime($afterTs) OR (n.updatedAt = datetime($afterTs) AND n.id > $afterId))
 WITH n ORDER BY n.updatedAt DESC, n.id LIMIT $limit
 RETURN """ + _NOTE
 
-COUNT_NOTES = _NOTE_FILTERS + "RETURN count(n) AS total\n"
+COUNT_NOTES = NOTE_LIST_FILTERS + "RETURN count(n) AS total\n"
 
 TAG_COUNTS = """
 MATCH (n:Note {tenantId: $tenant})

@@ -9,6 +9,7 @@ import strawberry
 from vaultgraph.errors import InvalidInput
 from vaultgraph.schema.context import Info
 from vaultgraph.schema.inputs import DeletePayload, NoteInput, NotePatch, SaveNotePayload
+from vaultgraph.schema.note_query_types import NoteOrder, NoteWhere
 from vaultgraph.schema.prefetch import connection_asks, page_item_fields, prime, whole_reads
 from vaultgraph.schema.types import Note, NoteConnection, Scope, TagCount
 from vaultgraph.services import notes as service
@@ -54,10 +55,21 @@ async def notes(
     include_archived: bool = False,
     first: int | None = None,
     after: str | None = None,
+    where: Annotated[NoteWhere | None, strawberry.argument(description=(
+        "A Bases-style property query over front-matter properties and note fields, with the filters above; "
+        "INVALID_INPUT naming the part at fault for an unknown operator, over 5 levels or over 20 conditions."
+    ))] = None,
+    order_by: Annotated[list[NoteOrder] | None, strawberry.argument(description=(
+        "Sort by up to 5 properties or fields (nulls last), then the newest first. With `where` or `orderBy`, "
+        "cursors are positions in the result."))] = None,
 ) -> NoteConnection:
     """Notes, most recently updated first, a page at a time."""
     ctx = info.context
     filters = NoteFilter(scope=scope, kind=kind, tag=tag, pinned=pinned, include_archived=include_archived)
+    if where is not None or order_by is not None:
+        return NoteConnection.from_page(await ctx.services.notes.query(
+            ctx.principal, filters, where.as_tree() if where is not None else None,
+            [key.as_tree() for key in order_by] if order_by is not None else None, first, after))
     # The page, its total and the link connections its notes are asked for: one statement.
     asks = connection_asks(page_item_fields(info.selected_fields))
     page, answers = await whole_reads(ctx.services).notes_page(ctx.principal, filters, first, after, asks)

@@ -18,6 +18,7 @@ from neo4j import AsyncManagedTransaction
 from vaultgraph.domain import Note, Owner, Page, Principal, Scope
 from vaultgraph.errors import AppError, Conflict, Forbidden, InvalidInput, LimitExceeded, NotFound
 from vaultgraph.graph import notes as cypher
+from vaultgraph.graph.note_query import property_fields, query_page_and_total
 from vaultgraph.graph.session import Graph
 from vaultgraph.services.documents import owner_of
 from vaultgraph.services.note_drafts import (
@@ -33,8 +34,9 @@ from vaultgraph.services.note_drafts import (
     frontmatter_properties,
     is_kind,
 )
+from vaultgraph.services.note_query import parse_order, parse_where
 from vaultgraph.services.note_renames import follow_rename
-from vaultgraph.services.pagination import encode_cursor, page_size, timestamp_cursor
+from vaultgraph.services.pagination import decode_cursor, encode_cursor, page_size, timestamp_cursor
 from vaultgraph.services.wikilink_sync import LinkJob, sync_wikilinks_many
 from vaultgraph.text.properties import PropertiesError, set_properties
 from vaultgraph.text.slugify import slugify
@@ -144,7 +146,7 @@ class NoteService:
             "slug": slug, "slugName": slug.rsplit("/", 1)[-1], "title": title, "titleLower": title.casefold(),
             "body": body, "bodySha256": sha256_hex(body.encode()), "frontmatter": json.dumps(metadata),
             "tags": list(parsed.unique_tags),
-            **frontmatter_fields(metadata),
+            **frontmatter_fields(metadata), **property_fields(metadata),
         }
         if own_save:
             # What the saving agent sees besides its own space: a personal note's wikilinks may bind to these teams'
@@ -222,7 +224,8 @@ class NoteService:
                 meta = {k: v for k, v in props.items() if k not in ("body", "bodySha256", "tags", "frontmatter")}
                 updates.append((position, {"id": note_id, "props": meta}))
             else:
-                updates.append((position, {"id": note_id, "props": props}))
+                stale = {key: None for key in property_fields(existing.frontmatter) if key not in props}
+                updates.append((position, {"id": note_id, "props": {**props, **stale}}))
         notes: dict[int, Note] = {}
         # Updates first: a slug a rename frees may be taken by a new note of the batch, never the other way round.
         if updates:
@@ -331,14 +334,35 @@ class NoteService:
     async def page(self, principal: Principal, filters: NoteFilter, first: int | None, after: str | None) -> Page[Note]:
         limit = page_size(first, self.max_page_size)
         after_ts, after_id = timestamp_cursor(after)
-        params: dict[str, Any] = {
+        params = {**self._filter_params(principal, filters), "afterTs": after_ts, "afterId": after_id,
+                  "limit": limit + 1}
+        rows, total = await self.graph.read(cypher.notes_page_and_total, **params)
+        items = [(encode_cursor(n.updated_at.isoformat(), n.id), n) for n in rows[:limit]]
+        return Page(items=items, has_next_page=len(rows) > limit, total_count=total)
+
+    def _filter_params(self, principal: Principal, filters: NoteFilter) -> dict[str, Any]:
+        return {
             "tenant": principal.tenant_id, "ownerKeys": principal.visible_owner_keys(),
             "includeArchived": filters.include_archived, "scope": filters.scope.value if filters.scope else None,
             "kind": filters.kind, "tag": filters.tag, "pinned": filters.pinned,
-            "afterTs": after_ts, "afterId": after_id, "limit": limit + 1,
         }
-        rows, total = await self.graph.read(cypher.notes_page_and_total, **params)
-        items = [(encode_cursor(n.updated_at.isoformat(), n.id), n) for n in rows[:limit]]
+
+    async def query(self, principal: Principal, filters: NoteFilter, where: Any, order_by: Any,
+                    first: int | None, after: str | None) -> Page[Note]:
+        """A Bases-style property query (services/note_query.py): the notes matching the list filters and
+        `where`, sorted by `order_by` (nulls last) then the newest first. Its cursors are positions: a note saved
+        meanwhile may shift a later page by one."""
+        tree, sorts = parse_where(where), parse_order(order_by)
+        limit = page_size(first, self.max_page_size)
+        offset = 0
+        if after:
+            marker, position = decode_cursor(after, 2)
+            if marker != "at" or not position.isdigit():
+                raise InvalidInput("after", "not a cursor this query returned")
+            offset = int(position) + 1
+        params = {**self._filter_params(principal, filters), "offset": offset, "limit": limit + 1}
+        rows, total = await self.graph.read(query_page_and_total, tree, sorts, **params)
+        items = [(encode_cursor("at", str(offset + i)), note) for i, note in enumerate(rows[:limit])]
         return Page(items=items, has_next_page=len(rows) > limit, total_count=total)
 
     async def update(self, principal: Principal, note_id: str, patch: NotePatch) -> SaveResult:
