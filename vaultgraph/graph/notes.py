@@ -23,7 +23,14 @@ RETURN """ + _NOTE
 
 # The save, for a batch of drafts (one save is a batch of one): what the drafts' ids and slugs hold now, then the
 # new notes and the updates, each one `UNWIND` statement (services/notes.py decides in Python who gets what).
-NOTES_BY_IDS = "UNWIND $ids AS id MATCH (n:Item:Note {tenantId: $tenant, id: id}) RETURN " + _NOTE
+# A locking read: the save decides from what it reads (the body's SHA for `ifBodySha256`, the slug), so two saves
+# of one note must not both read the old version and both write (a lost capture). Setting a property takes the
+# node's write lock, held to commit; the second save waits and reads the first one's note. (Ids come sorted, so
+# two batches lock in one order.)
+NOTES_BY_IDS = """
+UNWIND $ids AS id MATCH (n:Item:Note {tenantId: $tenant, id: id})
+SET n.lockedBySave = true REMOVE n.lockedBySave
+RETURN """ + _NOTE
 
 SLUG_HOLDERS = """
 UNWIND $keys AS key

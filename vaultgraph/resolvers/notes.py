@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Annotated
 
 import strawberry
@@ -117,10 +118,25 @@ async def update_note(
     return Note.from_domain((await ctx.services.notes.update(ctx.principal, str(id), patch)).note)
 
 
-async def capture_note(info: Info, text: str) -> Note:
-    """Append a timestamped bullet to today's daily note (created if needed)."""
+async def capture_note(
+    info: Info, text: str,
+    day: Annotated[date | None, strawberry.argument(description=(
+        "The day whose daily note gets the bullet (1900-01-01 to 2200-12-31, else INVALID_INPUT); today (UTC) "
+        "when left out."))] = None,
+) -> Note:
+    """Append a timestamped bullet to today's (or `day`'s) daily note (created if needed)."""
     ctx = info.context
-    return Note.from_domain((await ctx.services.notes.capture(ctx.principal, text)).note)
+    return Note.from_domain((await ctx.services.notes.capture(ctx.principal, text, day=day)).note)
+
+
+async def daily_note(
+    info: Info,
+    day: Annotated[date, strawberry.argument(description=(
+        "The calendar day, 1900-01-01 to 2200-12-31 (else INVALID_INPUT)."))],
+) -> Note:
+    """The day's daily note `daily/YYYY-MM-DD`, created from the template when there is none yet."""
+    ctx = info.context
+    return Note.from_domain(await ctx.services.notes.daily(ctx.principal, day))
 
 
 async def archive_note(info: Info, id: strawberry.ID, archived: bool = True) -> Note:

@@ -45,6 +45,10 @@ class Query:
     graph = strawberry.field(resolver=link_resolvers.graph)
     canvas = strawberry.field(resolver=link_resolvers.canvas)
     tags = strawberry.field(resolver=note_resolvers.tags)
+    daily_note = strawberry.field(resolver=note_resolvers.daily_note, description=(
+        "The day's daily note `daily/YYYY-MM-DD`: the one you already see (your own, else the shared one, else a "
+        "team's), or a new one from the template in your own space (an agent's personal one, else shared). "
+        "Concurrent first calls make one note."))
     enrichment_progress = strawberry.field(resolver=enrichment_resolvers.enrichment_progress)
     search = strawberry.field(resolver=search_resolvers.search)
     search_report = strawberry.field(resolver=search_resolvers.search_report)

@@ -14,6 +14,7 @@ from datetime import UTC, date, datetime
 from typing import Any
 
 from neo4j import AsyncManagedTransaction
+from neo4j.exceptions import ConstraintError
 
 from vaultgraph.domain import Note, Owner, Page, Principal, Scope
 from vaultgraph.errors import AppError, Conflict, Forbidden, InvalidInput, LimitExceeded, NotFound
@@ -50,6 +51,9 @@ __all__ = ["KEEP", "DayField", "Keep", "NoteDraft", "NoteFilter", "NotePatch", "
 MAX_BODY_BYTES = 5 * 1024 * 1024
 MAX_TITLE_LENGTH = 500
 CAPTURE_RETRIES = 5
+RACE_RETRIES = 3
+# Daily notes exist for these years only: a day outside is a typo or a probe, not a journal.
+FIRST_DAY, LAST_DAY = date(1900, 1, 1), date(2200, 12, 31)
 # A partial update re-reads and re-applies itself when the body changed between its read and its write.
 UPDATE_RETRIES = 5
 # Drafts per write transaction of `save_many`: big enough that a statement's fixed cost is spread thin, small
@@ -87,6 +91,11 @@ def _batches(prepared: list[_Prepared], size: int) -> Iterator[list[_Prepared]]:
         yield batch
 
 
+def daily_template(day: date) -> str:
+    """The body a new daily note starts with: its day as the heading (kind and date are fields of the note)."""
+    return f"# {day.isoformat()}\n"
+
+
 class NoteService:
     def __init__(self, graph: Graph, max_page_size: int, indexer: Indexer | None = None,
                  batch_size: int = SAVE_BATCH) -> None:
@@ -115,12 +124,24 @@ class NoteService:
                 outcomes[index] = exc
         for batch in _batches(prepared, self.batch_size):
             while batch:
-                saved = await self.graph.write(self._write_batch_tx, principal, batch)
+                saved = await self._write_batch(principal, batch)
                 for item, outcome in zip(batch, await self._index(principal, saved), strict=False):
                     outcomes[item.index] = outcome
                 batch = batch[len(saved):]
         assert all(outcome is not None for outcome in outcomes)
         return [outcome for outcome in outcomes if outcome is not None]
+
+    async def _write_batch(self, principal: Principal, batch: list[_Prepared]) -> list[SaveResult | AppError]:
+        """`_write_batch_tx` in a write transaction. Two saves racing for one new slug (or ghost) both find it
+        free and both create it: the loser's commit breaks a uniqueness constraint and rolls back whole, and its
+        rerun sees the winner's note, so it answers CONFLICT (or binds to it) instead of failing."""
+        for attempt in range(RACE_RETRIES):
+            try:
+                return await self.graph.write(self._write_batch_tx, principal, batch)
+            except ConstraintError:
+                if attempt == RACE_RETRIES - 1:
+                    raise
+        raise AssertionError("unreachable")
 
     def _prepare(self, index: int, principal: Principal, draft: NoteDraft, own_save: bool = True) -> _Prepared:
         title = draft.title.strip()
@@ -405,29 +426,36 @@ class NoteService:
         return note
 
     async def daily(self, principal: Principal, day: date | None = None) -> Note:
-        """Today's (or `day`'s) daily note, created lazily from a minimal template."""
+        """`day`'s daily note (today's, UTC, by default), created lazily at `daily/YYYY-MM-DD` from a minimal
+        template. The one the caller already sees is used (its own first, then the shared one, then a team's, as
+        every slug lookup); else it is made in the caller's own space (an agent's personal one, else shared).
+        Concurrent first calls make one note: the others find it."""
         day = day or datetime.now(UTC).date()
+        if not FIRST_DAY <= day <= LAST_DAY:
+            raise InvalidInput("day", f"a day from {FIRST_DAY} to {LAST_DAY}")
         slug = f"daily/{day.isoformat()}"
         try:
             return await self.get_by_slug(principal, slug)
         except NotFound:
             pass
         owner_scope = Scope.PERSONAL if principal.agent_id else Scope.SHARED
-        draft = NoteDraft(title=day.isoformat(), slug=slug, body=f"# {day.isoformat()}\n", kind="daily",
+        draft = NoteDraft(title=day.isoformat(), slug=slug, body=daily_template(day), kind="daily",
                           note_date=day, scope=owner_scope, agent_id=principal.agent_id)
         try:
             return (await self.save(principal, draft)).note
         except Conflict:  # created by a concurrent call a moment ago
             return await self.get_by_slug(principal, slug)
 
-    async def capture(self, principal: Principal, text: str, now: datetime | None = None) -> SaveResult:
-        """Append a timestamped bullet to today's daily note, through the save pipeline."""
+    async def capture(self, principal: Principal, text: str, now: datetime | None = None,
+                      day: date | None = None) -> SaveResult:
+        """Append a bullet stamped with the time (UTC) to `day`'s daily note (today's by default), through the
+        save pipeline, so its links and tags are wired at once."""
         text = text.strip()
         if not text:
             raise InvalidInput("text", "must not be empty")
         now = now or datetime.now(UTC)
         for _ in range(CAPTURE_RETRIES):
-            note = await self.daily(principal, now.date())
+            note = await self.daily(principal, day or now.date())
             body = note.body if note.body.endswith("\n") or not note.body else note.body + "\n"
             bullet = f"- {now:%H:%M} " + text.replace("\n", "\n  ")
             draft = NoteDraft(id=note.id, title=note.title, slug=note.slug, body=body + bullet + "\n",
@@ -437,7 +465,7 @@ class NoteService:
             except Conflict as exc:
                 if exc.details.get("slug"):
                     raise
-        raise Conflict("today's note kept changing while capturing; try again")
+        raise Conflict("the day's note kept changing while capturing; try again")
 
     async def tags(self, principal: Principal) -> list[tuple[str, int]]:
         return await self.graph.read(cypher.tag_counts, principal.tenant_id, principal.visible_owner_keys())
