@@ -32,6 +32,7 @@ from vaultgraph.services.enrichment import EnrichmentService
 from vaultgraph.services.fuzzy_links import FuzzyResolver, save_hook
 from vaultgraph.services.indexing import Indexer, chunking_policy
 from vaultgraph.services.links import LinkService
+from vaultgraph.services.meetings import MeetingService
 from vaultgraph.services.notes import NoteService
 from vaultgraph.services.search import SearchService, search_config
 from vaultgraph.services.suggestions import SuggestionService
@@ -87,7 +88,7 @@ def build_services(settings: Settings, graph: Graph, models: ModelClient, bus: E
                     context_pack=ContextPackService(search, links, TokenCounter(default_tokenizer_path())),
                     workspace_sync=sync,
                     uploads=UploadService(graph, workspace, sync, links, upload_limits(settings)),
-                    weekly_review=WeeklyReviewService(graph, notes, models))
+                    weekly_review=WeeklyReviewService(graph, notes, models), meetings=MeetingService(notes))
 
 
 @dataclass

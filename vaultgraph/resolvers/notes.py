@@ -10,10 +10,12 @@ import strawberry
 from vaultgraph.errors import InvalidInput
 from vaultgraph.schema.context import Info
 from vaultgraph.schema.inputs import DeletePayload, NoteInput, NotePatch, SaveNotePayload
+from vaultgraph.schema.meeting_types import MeetingInput
 from vaultgraph.schema.note_query_types import NoteOrder, NoteWhere
 from vaultgraph.schema.prefetch import connection_asks, page_item_fields, prime, whole_reads
 from vaultgraph.schema.types import Note, NoteConnection, Scope, TagCount
 from vaultgraph.services import notes as service
+from vaultgraph.services.meetings import Attendee, MeetingDraft
 from vaultgraph.services.notes import NoteDraft, NoteFilter, SaveResult
 
 
@@ -137,6 +139,17 @@ async def daily_note(
     """The day's daily note `daily/YYYY-MM-DD`, created from the template when there is none yet."""
     ctx = info.context
     return Note.from_domain(await ctx.services.notes.daily(ctx.principal, day))
+
+
+async def ingest_meeting(
+    info: Info, input: Annotated[MeetingInput, strawberry.argument(description="The meeting.")],
+) -> Note:
+    """Record a meeting: its note (updated, never duplicated, when ingested again) and one ATTENDED edge per
+    attendee, in one transaction."""
+    ctx = info.context
+    draft = MeetingDraft(title=input.title, day=input.date, body=input.body,
+                         attendees=[Attendee(name=a.name, email=a.email) for a in input.attendees])
+    return Note.from_domain(await ctx.services.meetings.ingest(ctx.principal, draft))
 
 
 async def archive_note(info: Info, id: strawberry.ID, archived: bool = True) -> Note:

@@ -66,6 +66,10 @@ class Mutation:
         "Change some fields of a note (pin, archive, kind, date, front-matter properties) through the save pipeline; "
         "a field left out stays as it is. NOT_FOUND for a note you cannot write."))
     capture_note = strawberry.field(resolver=note_resolvers.capture_note)
+    ingest_meeting = strawberry.field(resolver=note_resolvers.ingest_meeting, description=(
+        "Record a meeting as a note of kind `meeting` (slug meetings/<date>-<title>: ingesting it again updates "
+        "it) with one ATTENDED edge per attendee, bound exactly (email or exact name of a person note) or left "
+        "on a ghost of the name that binds when that person note is created. INVALID_INPUT naming the field."))
     archive_note = strawberry.field(resolver=note_resolvers.archive_note)
     delete_note = strawberry.field(resolver=note_resolvers.delete_note)
     create_link = strawberry.field(resolver=link_resolvers.create_link)

@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from vaultgraph.services.enrichment import EnrichmentService
     from vaultgraph.services.fuzzy_links import FuzzyResolver
     from vaultgraph.services.links import LinkService
+    from vaultgraph.services.meetings import MeetingService
     from vaultgraph.services.notes import NoteService
     from vaultgraph.services.search import SearchService
     from vaultgraph.services.suggestions import SuggestionService
@@ -38,5 +39,6 @@ class Services:
     workspace_sync: WorkspaceSync
     uploads: UploadService
     weekly_review: WeeklyReviewService
+    meetings: MeetingService
 
 

@@ -137,7 +137,7 @@ class LinkService:
             if owner is None or principal.sees_owner_key(owner):
                 raise Conflict(f"{source.id} already has a {kind} link to {ref!r} ({existing})", id=existing)
         if target is None:
-            resolved = await self.graph.read(resolve_refs, source, [key])
+            resolved = await self.graph.read(resolve_refs, source, [key], kind)
             if key in resolved:
                 target = await self.find_item(principal, resolved[key])
         props: dict[str, Any] = {

@@ -45,7 +45,7 @@ from vaultgraph.text.wikilinks import ParsedText, parse
 from vaultgraph.workspace import sha256_hex
 
 # The drafts and results are this module's API too (callers import them from here).
-__all__ = ["KEEP", "DayField", "Keep", "NoteDraft", "NoteFilter", "NotePatch", "NoteService", "SaveResult",
+__all__ = ["KEEP", "AfterSave", "DayField", "Keep", "NoteDraft", "NoteFilter", "NotePatch", "NoteService", "SaveResult",
            "frontmatter_properties"]
 
 MAX_BODY_BYTES = 5 * 1024 * 1024
@@ -63,6 +63,9 @@ SAVE_BATCH = 250
 # The save pipeline's hook: index these saved notes (and whatever the server hooks on after a save); for each
 # note, whether its vector is in place. Called once per batch.
 Indexer = Callable[[Principal, Sequence[Note]], Awaitable[list[bool]]]
+# More writes that belong to one save (a meeting's attendee edges): run in its transaction with the saved note, so
+# either both commit or neither does. Must be idempotent (a transient error reruns the transaction).
+AfterSave = Callable[[AsyncManagedTransaction, Note], Awaitable[None]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,17 +107,20 @@ class NoteService:
         self.indexer = indexer
         self.batch_size = batch_size
 
-    async def save(self, principal: Principal, draft: NoteDraft) -> SaveResult:
-        [outcome] = await self.save_many(principal, [draft])
+    async def save(self, principal: Principal, draft: NoteDraft, after: AfterSave | None = None) -> SaveResult:
+        [outcome] = await self.save_many(principal, [draft], after)
         if isinstance(outcome, AppError):
             raise outcome
         return outcome
 
-    async def save_many(self, principal: Principal, drafts: Sequence[NoteDraft]) -> list[SaveResult | AppError]:
+    async def save_many(self, principal: Principal, drafts: Sequence[NoteDraft],
+                        after: AfterSave | None = None) -> list[SaveResult | AppError]:
         """Save drafts with the end state of saving them one by one in order, for each the result or the error
         `save` would raise (a refused draft changes nothing). Every draft is checked first; then a batch at a time
         (`batch_size` drafts) is written in one transaction of `UNWIND` statements, notes first and then all their
         links, which resolve against the batch too; then the batch's changed notes are indexed in one call."""
+        if after is not None and len(drafts) != 1:
+            raise ValueError("`after` belongs to the save of one draft")
         outcomes: list[SaveResult | AppError | None] = [None] * len(drafts)
         prepared: list[_Prepared] = []
         for index, draft in enumerate(drafts):
@@ -124,20 +130,21 @@ class NoteService:
                 outcomes[index] = exc
         for batch in _batches(prepared, self.batch_size):
             while batch:
-                saved = await self._write_batch(principal, batch)
+                saved = await self._write_batch(principal, batch, after)
                 for item, outcome in zip(batch, await self._index(principal, saved), strict=False):
                     outcomes[item.index] = outcome
                 batch = batch[len(saved):]
         assert all(outcome is not None for outcome in outcomes)
         return [outcome for outcome in outcomes if outcome is not None]
 
-    async def _write_batch(self, principal: Principal, batch: list[_Prepared]) -> list[SaveResult | AppError]:
+    async def _write_batch(self, principal: Principal, batch: list[_Prepared],
+                           after: AfterSave | None = None) -> list[SaveResult | AppError]:
         """`_write_batch_tx` in a write transaction. Two saves racing for one new slug (or ghost) both find it
         free and both create it: the loser's commit breaks a uniqueness constraint and rolls back whole, and its
         rerun sees the winner's note, so it answers CONFLICT (or binds to it) instead of failing."""
         for attempt in range(RACE_RETRIES):
             try:
-                return await self.graph.write(self._write_batch_tx, principal, batch)
+                return await self.graph.write(self._write_batch_tx, principal, batch, after)
             except ConstraintError:
                 if attempt == RACE_RETRIES - 1:
                     raise
@@ -265,7 +272,9 @@ class NoteService:
             # A rename re-keys the note's own links even with the body unchanged: `[[#Heading]]` and `./` links
             # are keyed by its slug.
             links = batch[position].parsed.all_links if body_changed or renamed else None
-            jobs.append((position, body_changed, LinkJob(note, links, bind_own_refs=renamed)))
+            # A new kind may make it a target it was not (a person, for a meeting's ATTENDED ghosts).
+            binds = renamed or (existing is not None and existing.kind != note.kind)
+            jobs.append((position, body_changed, LinkJob(note, links, bind_own_refs=binds)))
         syncs = await sync_wikilinks_many(tx, [job for _, _, job in jobs])
         for (position, body_changed, job), sync in zip(jobs, syncs, strict=True):
             assert isinstance(job.item, Note)
@@ -275,10 +284,11 @@ class NoteService:
         return [outcome for outcome in outcomes if outcome is not None]
 
     async def _write_batch_tx(
-        self, tx: AsyncManagedTransaction, principal: Principal, batch: list[_Prepared]
+        self, tx: AsyncManagedTransaction, principal: Principal, batch: list[_Prepared],
+        after: AfterSave | None = None,
     ) -> list[SaveResult | AppError]:
         """`_save_batch_tx`, then, when its first draft renamed a note, the links to the old name follow it in the
-        same transaction (a rename only ever comes first in a batch)."""
+        same transaction (a rename only ever comes first in a batch); then `after`, for a save of one."""
         outcomes = await self._save_batch_tx(tx, principal, batch)
         first = outcomes[0] if outcomes else None
         if isinstance(first, SaveResult) and first.renamed:
@@ -286,6 +296,8 @@ class NoteService:
                                             self._save_drafts_tx)
             own = next((note for note in rewritten if note.id == first.note.id), first.note)  # it linked to itself
             outcomes[0] = replace(first, note=own, rewritten=rewritten)
+        if after is not None and isinstance(outcomes[0], SaveResult):
+            await after(tx, outcomes[0].note)
         return outcomes
 
     async def _save_drafts_tx(self, tx: AsyncManagedTransaction, principal: Principal,
