@@ -4,6 +4,7 @@ service GraphQL calls, scoped by the caller (development mode: X-Vaultgraph-Agen
 
 from __future__ import annotations
 
+import re
 import uuid
 from pathlib import Path
 
@@ -21,8 +22,10 @@ TOOLS = ("list_notes", "query_notes", "suggest_links", "archive_note", "link_kno
 
 
 def code(message: str) -> str:
-    """The error code of a refused call ("Error executing tool t: CODE: message")."""
-    return message.split(": ")[1]
+    """The error code of a refused call ("[Error executing tool t: ]CODE: message")."""
+    found = re.search(r"\b([A-Z][A-Z_]+): ", message)
+    assert found, message
+    return found.group(1)
 
 
 async def test_every_tool_has_a_json_schema(server: RunningServer) -> None:
@@ -135,3 +138,13 @@ async def test_sync_vault_exports_and_imports_through_the_save_pipeline(server: 
         assert code(outside) == "FORBIDDEN"
         relative = await refused(session, "sync_vault", path="vault")
         assert code(relative) == "INVALID_INPUT"
+
+
+async def test_capture_takes_another_day(server: RunningServer) -> None:
+    async with mcp_session(server.url) as session:
+        captured = await call(session, "capture", text="remember [[Plan]]", day="2026-02-03")
+        assert captured["slug"] == "daily/2026-02-03" and captured["kind"] == "daily"
+        assert code(await refused(session, "capture", text="x", day="1899-12-31")) == "INVALID_INPUT"
+        assert code(await refused(session, "capture", text="x", day="someday")) == "INVALID_INPUT"
+    day = await server.data('{ dailyNote(day: "2026-02-03") { id body } }')
+    assert day["dailyNote"]["id"] == captured["id"] and "remember [[Plan]]" in day["dailyNote"]["body"]

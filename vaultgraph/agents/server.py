@@ -8,6 +8,7 @@ never carried from one request to another. The session manager's task group runs
 
 # No `from __future__ import annotations`: the SDK reads the tool signatures to build their input schemas.
 
+from datetime import date
 from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver import Context, MCPServer
@@ -196,11 +197,14 @@ def build_mcp(services: Services) -> MCPServer:
     mcp.tool(name="link_items", description=link_description)(link_items)
     mcp.tool(name="link_knowledge", description=link_description + " Same as link_items.")(link_items)
 
-    @mcp.tool(description="Append a timestamped line to today's daily note: a quick thought, a fact, a todo.")
+    @mcp.tool(description=(
+        "Append a timestamped line to today's daily note (or another day's): a quick thought, a fact, a todo."))
     async def capture(
         text: Annotated[str, Field(description="What to note down.")], ctx: Context,
+        day: Annotated[date | None, Field(description=(
+            "The day whose daily note gets it, YYYY-MM-DD between 1900 and 2200; default today (UTC)."))] = None,
     ) -> dict[str, Any]:
-        result = await answer(services.notes.capture(principal_of(ctx), text))
+        result = await answer(services.notes.capture(principal_of(ctx), text, day=day))
         return views.item_view(result.note)
 
     @mcp.tool(description=(
