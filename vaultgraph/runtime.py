@@ -27,6 +27,7 @@ from vaultgraph.models.local_embedding import default_tokenizer_path
 from vaultgraph.schema.use_cases import Services
 from vaultgraph.services.auth import ApiKeyService
 from vaultgraph.services.context_pack import ContextPackService
+from vaultgraph.services.days import DayService
 from vaultgraph.services.documents import DocumentService
 from vaultgraph.services.enrichment import EnrichmentService
 from vaultgraph.services.fuzzy_links import FuzzyResolver, save_hook
@@ -88,7 +89,8 @@ def build_services(settings: Settings, graph: Graph, models: ModelClient, bus: E
                     context_pack=ContextPackService(search, links, TokenCounter(default_tokenizer_path())),
                     workspace_sync=sync,
                     uploads=UploadService(graph, workspace, sync, links, upload_limits(settings)),
-                    weekly_review=WeeklyReviewService(graph, notes, models), meetings=MeetingService(notes))
+                    weekly_review=WeeklyReviewService(graph, notes, models), meetings=MeetingService(notes),
+                    days=DayService(notes))
 
 
 @dataclass

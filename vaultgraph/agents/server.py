@@ -204,7 +204,7 @@ def build_mcp(services: Services) -> MCPServer:
         day: Annotated[date | None, Field(description=(
             "The day whose daily note gets it, YYYY-MM-DD between 1900 and 2200; default today (UTC)."))] = None,
     ) -> dict[str, Any]:
-        result = await answer(services.notes.capture(principal_of(ctx), text, day=day))
+        result = await answer(services.days.capture(principal_of(ctx), text, day=day))
         return views.item_view(result.note)
 
     @mcp.tool(description=(

@@ -128,7 +128,7 @@ async def capture_note(
 ) -> Note:
     """Append a timestamped bullet to today's (or `day`'s) daily note (created if needed)."""
     ctx = info.context
-    return Note.from_domain((await ctx.services.notes.capture(ctx.principal, text, day=day)).note)
+    return Note.from_domain((await ctx.services.days.capture(ctx.principal, text, day=day)).note)
 
 
 async def daily_note(
@@ -138,7 +138,7 @@ async def daily_note(
 ) -> Note:
     """The day's daily note `daily/YYYY-MM-DD`, created from the template when there is none yet."""
     ctx = info.context
-    return Note.from_domain(await ctx.services.notes.daily(ctx.principal, day))
+    return Note.from_domain(await ctx.services.days.daily(ctx.principal, day))
 
 
 async def ingest_meeting(

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from vaultgraph.interop.vault import VaultService
     from vaultgraph.services.context_pack import ContextPackService
+    from vaultgraph.services.days import DayService
     from vaultgraph.services.documents import DocumentService
     from vaultgraph.services.enrichment import EnrichmentService
     from vaultgraph.services.fuzzy_links import FuzzyResolver
@@ -40,5 +41,6 @@ class Services:
     uploads: UploadService
     weekly_review: WeeklyReviewService
     meetings: MeetingService
+    days: DayService
 
 

@@ -25,7 +25,8 @@ from vaultgraph.errors import Conflict, InvalidInput, NotFound
 from vaultgraph.graph import meetings as cypher
 from vaultgraph.graph.links import WriteCount
 from vaultgraph.graph.wikilinks import create_links, move_edges
-from vaultgraph.services.notes import FIRST_DAY, LAST_DAY, NoteDraft, NoteService
+from vaultgraph.services.days import check_day
+from vaultgraph.services.notes import NoteDraft, NoteService
 from vaultgraph.services.wikilink_sync import resolve_refs, target_owners
 from vaultgraph.text.properties import PropertiesError, set_properties
 from vaultgraph.text.slugify import slugify
@@ -63,8 +64,7 @@ def _checked(draft: MeetingDraft) -> dict[str, Attendee]:
     """The attendees by key (one edge each: the first spelling wins), once the draft passed every check."""
     if not draft.title.strip():
         raise InvalidInput("title", "must not be empty")
-    if not FIRST_DAY <= draft.day <= LAST_DAY:
-        raise InvalidInput("date", f"a day from {FIRST_DAY} to {LAST_DAY}")
+    check_day(draft.day, "date")
     if len(draft.attendees) > MAX_ATTENDEES:
         raise InvalidInput("attendees", f"at most {MAX_ATTENDEES}")
     by_key: dict[str, Attendee] = {}

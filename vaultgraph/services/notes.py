@@ -10,13 +10,13 @@ import json
 import uuid
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
-from datetime import UTC, date, datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from neo4j import AsyncManagedTransaction
 from neo4j.exceptions import ConstraintError
 
-from vaultgraph.domain import Note, Owner, Page, Principal, Scope
+from vaultgraph.domain import Note, Owner, Page, Principal
 from vaultgraph.errors import AppError, Conflict, Forbidden, InvalidInput, LimitExceeded, NotFound
 from vaultgraph.graph import notes as cypher
 from vaultgraph.graph.note_query import property_fields, query_page_and_total
@@ -50,10 +50,7 @@ __all__ = ["KEEP", "AfterSave", "DayField", "Keep", "NoteDraft", "NoteFilter", "
 
 MAX_BODY_BYTES = 5 * 1024 * 1024
 MAX_TITLE_LENGTH = 500
-CAPTURE_RETRIES = 5
 RACE_RETRIES = 3
-# Daily notes exist for these years only: a day outside is a typo or a probe, not a journal.
-FIRST_DAY, LAST_DAY = date(1900, 1, 1), date(2200, 12, 31)
 # A partial update re-reads and re-applies itself when the body changed between its read and its write.
 UPDATE_RETRIES = 5
 # Drafts per write transaction of `save_many`: big enough that a statement's fixed cost is spread thin, small
@@ -92,11 +89,6 @@ def _batches(prepared: list[_Prepared], size: int) -> Iterator[list[_Prepared]]:
             ids.add(item.draft.id)
     if batch:
         yield batch
-
-
-def daily_template(day: date) -> str:
-    """The body a new daily note starts with: its day as the heading (kind and date are fields of the note)."""
-    return f"# {day.isoformat()}\n"
 
 
 class NoteService:
@@ -436,48 +428,6 @@ class NoteService:
         if not principal.may_write(note.owner):
             raise NotFound(f"no note with id {note_id!r}", id=note_id)
         return note
-
-    async def daily(self, principal: Principal, day: date | None = None) -> Note:
-        """`day`'s daily note (today's, UTC, by default), created lazily at `daily/YYYY-MM-DD` from a minimal
-        template. The one the caller already sees is used (its own first, then the shared one, then a team's, as
-        every slug lookup); else it is made in the caller's own space (an agent's personal one, else shared).
-        Concurrent first calls make one note: the others find it."""
-        day = day or datetime.now(UTC).date()
-        if not FIRST_DAY <= day <= LAST_DAY:
-            raise InvalidInput("day", f"a day from {FIRST_DAY} to {LAST_DAY}")
-        slug = f"daily/{day.isoformat()}"
-        try:
-            return await self.get_by_slug(principal, slug)
-        except NotFound:
-            pass
-        owner_scope = Scope.PERSONAL if principal.agent_id else Scope.SHARED
-        draft = NoteDraft(title=day.isoformat(), slug=slug, body=daily_template(day), kind="daily",
-                          note_date=day, scope=owner_scope, agent_id=principal.agent_id)
-        try:
-            return (await self.save(principal, draft)).note
-        except Conflict:  # created by a concurrent call a moment ago
-            return await self.get_by_slug(principal, slug)
-
-    async def capture(self, principal: Principal, text: str, now: datetime | None = None,
-                      day: date | None = None) -> SaveResult:
-        """Append a bullet stamped with the time (UTC) to `day`'s daily note (today's by default), through the
-        save pipeline, so its links and tags are wired at once."""
-        text = text.strip()
-        if not text:
-            raise InvalidInput("text", "must not be empty")
-        now = now or datetime.now(UTC)
-        for _ in range(CAPTURE_RETRIES):
-            note = await self.daily(principal, day or now.date())
-            body = note.body if note.body.endswith("\n") or not note.body else note.body + "\n"
-            bullet = f"- {now:%H:%M} " + text.replace("\n", "\n  ")
-            draft = NoteDraft(id=note.id, title=note.title, slug=note.slug, body=body + bullet + "\n",
-                              kind=note.kind, note_date=note.note_date, if_body_sha256=note.body_sha256)
-            try:
-                return await self.save(principal, draft)
-            except Conflict as exc:
-                if exc.details.get("slug"):
-                    raise
-        raise Conflict("the day's note kept changing while capturing; try again")
 
     async def tags(self, principal: Principal) -> list[tuple[str, int]]:
         return await self.graph.read(cypher.tag_counts, principal.tenant_id, principal.visible_owner_keys())
