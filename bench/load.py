@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import json
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -20,6 +21,7 @@ from neo4j import AsyncManagedTransaction
 
 from bench.generate import DIMENSIONS, Dataset
 from vaultgraph.graph.migrations import apply_migrations, embedded_label
+from vaultgraph.graph.note_query import property_fields
 from vaultgraph.graph.session import Graph
 
 NOTE_BATCH = 500
@@ -56,18 +58,25 @@ class LoadReport:
         return self.notes / self.seconds if self.seconds else 0.0
 
 
+def bench_properties(i: int) -> dict[str, Any]:
+    """Front-matter properties of note i, spread on the node as a save spreads them, for the property query."""
+    return {"status": ("open", "done", "later")[i % 3], "priority": i % 10}
+
+
 def note_rows(dataset: Dataset, start: int, stop: int) -> list[dict[str, Any]]:
     """Rows for notes[start:stop]; built a batch at a time, as 100k vectors as Python floats would not fit well."""
     rows = []
     for i in range(start, min(stop, len(dataset.notes))):
         note = dataset.notes[i]
         body_sha = hashlib.sha256(note.body.encode()).hexdigest()
+        properties = bench_properties(i)
         rows.append({"id": note.id, "ts": BASE_EPOCH_MS - i * 1000, "props": {
             "scope": "shared", "ownerKey": "shared", "indexed": True, "pinned": False,
             "slug": note.slug, "slugName": note.slug.rsplit("/", 1)[-1], "title": note.title,
-            "titleLower": note.title.casefold(), "body": note.body, "bodySha256": body_sha, "frontmatter": "{}",
+            "titleLower": note.title.casefold(), "body": note.body, "bodySha256": body_sha,
+            "frontmatter": json.dumps(properties),
             "tags": list(note.tags), "kind": note.kind, "embedding": dataset.vectors[i].tolist(),
-            "embeddingModel": EMBEDDING_MODEL, "embeddingHash": body_sha,
+            "embeddingModel": EMBEDDING_MODEL, "embeddingHash": body_sha, **property_fields(properties),
         }})
     return rows
 

@@ -16,6 +16,8 @@ from bench.measure import Target
 from bench.targets import Endpoint, Floor
 from vaultgraph.domain import Direction
 from vaultgraph.graph import whole_reads as whole_cypher
+from vaultgraph.graph.note_query import query_statement
+from vaultgraph.services.note_query import parse_order, parse_where
 
 PAGE = 100  # the N+1 trap: a page of notes, each with its backlink count
 BACKLINKS = 50
@@ -171,6 +173,37 @@ def notes_page(s: Sides) -> Workload:
     ), note="N+1 trap: 1 count query or 100?", per_object=PAGE)
 
 
+# --- a property query: front matter filtered and sorted (Bases style) -----------------------------------------
+
+QUERY_WHERE = {"and": [{"property": "status", "op": "eq", "value": "open"},
+                       {"property": "priority", "op": "gte", "value": 5}]}
+QUERY_ORDER = [{"property": "priority", "direction": "DESC"}]
+VG_QUERY = """
+query Query($where: NoteWhere, $order: [NoteOrder!]) {
+  notes(where: $where, orderBy: $order, first: 100) { totalCount edges { node { id title } } }
+}"""
+
+
+async def floor_query(floor: Floor) -> int:
+    """NoteService.query's one statement (the page and its total) in a read transaction."""
+    statement, params = query_statement(parse_where(QUERY_WHERE), parse_order(QUERY_ORDER))
+    [rows] = await floor.read_together((statement, {
+        "ownerKeys": None, "includeArchived": False, "scope": None, "kind": None, "tag": None, "pinned": None,
+        "offset": 0, "limit": PAGE + 1, **params}))
+    return min(len(rows[0]["page"]), PAGE)
+
+
+def property_query(s: Sides) -> Workload:
+    async def floor(worker: int, i: int) -> int:
+        return await floor_query(s.floor)
+
+    return Workload(f"property query (status = open, priority >= 5, by priority), first {PAGE}", _targets(
+        s.vaultgraph.target(VG_QUERY, _fixed({"where": QUERY_WHERE, "order": QUERY_ORDER}),
+                            lambda d: len(d["notes"]["edges"])),
+        Target("floor", floor),
+    ), note="front matter as fm.* node properties, read with n[$key]", per_object=PAGE)
+
+
 # --- 2-hop traversal, capped at 200 nodes ---------------------------------------------------------------------
 
 VG_TRAVERSE = """
@@ -273,6 +306,7 @@ def graph_workloads(s: Sides) -> list[Workload]:
         backlinks(s, "ordinary note", s.seeds.ordinary),
         backlinks(s, "hub", s.seeds.hub),
         notes_page(s),
+        property_query(s),
         traverse(s),
         graph_view_hub(s),
     ]

@@ -28,6 +28,7 @@ WORKLOADS = (
     "backlinks page (first 50), ordinary note",
     "backlinks page (first 50), hub",
     "page of 100 notes with backlink counts",
+    "property query (status = open, priority >= 5, by priority), first 100",
     "2-hop traverse (≤200 nodes), ordinary note",
     "2-hop graph view (cut at 200), hub",
     "search keyword, limit 10",
@@ -42,7 +43,7 @@ WORKLOADS = (
     "subscription fan-out",
 )
 # Rows whose sides each answer objects, and must agree on how many.
-COMPARED = WORKLOADS[2:11]
+COMPARED = WORKLOADS[2:12]
 
 TINY = ["--notes", "200", "--warmup", "1", "--iterations", "3", "--max-seconds", "0.3", "--concurrency", "1",
         "--ingest-notes", "10", "--ingest-batch", "5", "--ingest-concurrency", "1", "--ingest-seconds", "5",

@@ -27,11 +27,13 @@ from vaultgraph.models.local_embedding import default_tokenizer_path
 from vaultgraph.schema.use_cases import Services
 from vaultgraph.services.auth import ApiKeyService
 from vaultgraph.services.context_pack import ContextPackService
+from vaultgraph.services.days import DayService
 from vaultgraph.services.documents import DocumentService
 from vaultgraph.services.enrichment import EnrichmentService
 from vaultgraph.services.fuzzy_links import FuzzyResolver, save_hook
 from vaultgraph.services.indexing import Indexer, chunking_policy
 from vaultgraph.services.links import LinkService
+from vaultgraph.services.meetings import MeetingService
 from vaultgraph.services.notes import NoteService
 from vaultgraph.services.search import SearchService, search_config
 from vaultgraph.services.suggestions import SuggestionService
@@ -87,7 +89,8 @@ def build_services(settings: Settings, graph: Graph, models: ModelClient, bus: E
                     context_pack=ContextPackService(search, links, TokenCounter(default_tokenizer_path())),
                     workspace_sync=sync,
                     uploads=UploadService(graph, workspace, sync, links, upload_limits(settings)),
-                    weekly_review=WeeklyReviewService(graph, notes, models))
+                    weekly_review=WeeklyReviewService(graph, notes, models), meetings=MeetingService(notes),
+                    days=DayService(notes))
 
 
 @dataclass

@@ -16,7 +16,9 @@ from vaultgraph.services.auth import ApiKeyService
 
 pytestmark = [pytest.mark.api, pytest.mark.graph]
 
-TOOLS = {"vault_search", "read_item", "backlinks", "traverse", "write_note", "link_items", "capture", "context_pack"}
+TOOLS = {"vault_search", "read_item", "backlinks", "traverse", "write_note", "link_items", "capture", "context_pack",
+         # the Octipus tool set's (tests/agents/test_mcp_seed_tools.py)
+         "list_notes", "query_notes", "suggest_links", "archive_note", "link_knowledge", "export_canvas", "sync_vault"}
 AGENT = {"X-Vaultgraph-Agent": "scout"}
 NOTE = """query($id: ID!) { note(id: $id) { id title createdByAgentId } }"""
 LINK = """query($id: ID!) { node(id: $id) { ... on Link { id origin type } } }"""
@@ -38,7 +40,8 @@ async def test_tools_are_listed_with_descriptions_and_schemas(server: RunningSer
         for name, prop in tool.input_schema["properties"].items():
             assert prop.get("description"), (tool.name, name)
     assert tools["vault_search"].input_schema["required"] == ["query"]
-    assert set(tools["vault_search"].input_schema["properties"]) == {"query", "scope", "types", "maxResults"}
+    assert set(tools["vault_search"].input_schema["properties"]) == {"query", "scope", "types", "maxResults",
+                                                                          "mode"}
 
 
 async def test_an_agent_writes_links_and_reads_through_every_tool(server: RunningServer) -> None:

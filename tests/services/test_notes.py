@@ -11,6 +11,7 @@ from vaultgraph.config import Settings
 from vaultgraph.domain import Direction, Principal, Scope
 from vaultgraph.errors import Conflict, InvalidInput, NotFound
 from vaultgraph.graph.session import Graph
+from vaultgraph.services.days import DayService
 from vaultgraph.services.documents import DocumentDraft, DocumentService
 from vaultgraph.services.links import LinkDraft, LinkService
 from vaultgraph.services.notes import NoteDraft, NoteFilter, NoteService
@@ -172,8 +173,9 @@ async def test_duplicate_slug_is_a_conflict_naming_the_note(notes: NoteService, 
 
 
 async def test_daily_and_capture(notes: NoteService, links: LinkService, principal: Principal) -> None:
-    first = await notes.capture(principal, "met [[Alice]] about #hiring")
-    second = await notes.capture(principal, "second thought")
+    days = DayService(notes)
+    first = await days.capture(principal, "met [[Alice]] about #hiring")
+    second = await days.capture(principal, "second thought")
     daily = second.note
     assert daily.slug.startswith("daily/") and daily.kind == "daily" and daily.id == first.note.id
     bullets = [line for line in daily.body.splitlines() if line.startswith("- ")]

@@ -8,22 +8,34 @@ never carried from one request to another. The session manager's task group runs
 
 # No `from __future__ import annotations`: the SDK reads the tool signatures to build their input schemas.
 
-from collections.abc import Awaitable
-from typing import Annotated, Any, Literal, TypeVar
+from datetime import date
+from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
-from pydantic import BeforeValidator, Field, ValidationError
+from pydantic import Field, ValidationError
 from starlette.requests import HTTPConnection
 from starlette.types import Receive, Scope, Send
 
 from vaultgraph import __version__
 from vaultgraph.agents import views
-from vaultgraph.domain import Direction, Note, Principal
+from vaultgraph.agents.common import (
+    PRINCIPAL_KEY,
+    DirectionName,
+    ItemId,
+    ScopeArg,
+    ScopeName,
+    Types,
+    answer,
+    item_scope,
+    principal_of,
+    split_types,
+)
+from vaultgraph.agents.note_tools import register_note_tools
+from vaultgraph.domain import Direction, Note
 from vaultgraph.domain import Scope as ItemScope
-from vaultgraph.errors import AppError
 from vaultgraph.http.auth import Authenticator
 from vaultgraph.http.disconnects import read_body_first
 from vaultgraph.http.refusals import Refusal
@@ -32,53 +44,13 @@ from vaultgraph.services.links import MAX_HOPS, MAX_TRAVERSAL_NODES, LinkDraft
 from vaultgraph.services.notes import NoteDraft
 from vaultgraph.services.search import SearchMode, SearchRequest
 
-PRINCIPAL_KEY = "vaultgraph.principal"
-T = TypeVar("T")
-
 INSTRUCTIONS = (
     "vaultgraph is a knowledge vault: documents and markdown notes joined by typed links ([[wikilinks]] in notes "
-    "become links). Start with vault_search or context_pack; read_item for the full text; backlinks and traverse to "
-    "follow links; write_note, link_items and capture to add knowledge (marked as written by you)."
+    "become links). Start with vault_search (mode graph adds linked items) or context_pack; read_item for the full "
+    "text; list_notes and query_notes (front-matter properties) to browse notes; backlinks and traverse to follow "
+    "links; write_note, link_items and capture to add knowledge (marked as written by you); suggest_links, "
+    "archive_note, export_canvas and sync_vault for the rest."
 )
-
-
-
-def _upper(value: Any) -> Any:
-    return value.upper() if isinstance(value, str) else value
-
-
-# Enums spelled as GraphQL spells them (SHARED, OUT); a client that sends another case is understood all the same.
-ScopeName = Annotated[Literal["PERSONAL", "TEAM", "SHARED"], BeforeValidator(_upper)]
-DirectionName = Annotated[Literal["OUT", "IN", "BOTH"], BeforeValidator(_upper)]
-ItemId = Annotated[str, Field(description="An item id as returned by other tools, e.g. note_… or doc_….")]
-Types = Annotated[str | None, Field(
-    description="Comma-separated filter: Note, Document, a note kind (note, daily, meeting…) or a document type. "
-                "Default: all.")]
-ScopeArg = Annotated[ScopeName | None, Field(description="PERSONAL, TEAM or SHARED. Default: everything you see.")]
-
-
-def principal_of(ctx: Context) -> Principal:
-    request = ctx.request_context.request
-    principal = request.scope.get(PRINCIPAL_KEY) if request is not None else None
-    if not isinstance(principal, Principal):  # McpEndpoint admits every request; this is a wiring bug
-        raise ToolError("UNAUTHENTICATED: no caller on this request")
-    return principal
-
-
-async def answer(call: Awaitable[T]) -> T:
-    """Expected errors become tool errors the model can read and act on (code, then message)."""
-    try:
-        return await call
-    except AppError as exc:
-        raise ToolError(f"{exc.code}: {exc.message}") from exc
-
-
-def split_types(types: str | None) -> list[str] | None:
-    return [t.strip() for t in types.split(",") if t.strip()] if types else None
-
-
-def item_scope(scope: str | None) -> ItemScope | None:
-    return ItemScope[scope] if scope else None
 
 
 def argument_problem(error: Any) -> str:
@@ -123,18 +95,25 @@ def build_mcp(services: Services) -> MCPServer:
 
     @mcp.tool(description=(
         "Search the vault (hybrid: full text and meaning) for documents and notes. Returns the best items with their "
-        "id, title, relevance score (0-1) and a snippet. Use read_item with an id for the full text."))
+        "id, title, relevance score (0-1) and a snippet. Use read_item with an id for the full text. Mode graph "
+        "also follows one link both ways from the hits: at most 25 more items in `linked`, each with the link "
+        "that brought it."))
     async def vault_search(
         query: Annotated[str, Field(description="Natural-language query, e.g. 'authentication flow'.")],
         ctx: Context,
         scope: ScopeArg = None,
         types: Types = None,
         maxResults: Annotated[int, Field(ge=1, le=100, description="Most items to return.")] = 10,  # noqa: N803
+        mode: Annotated[Literal["hybrid", "keyword", "vector", "graph"], Field(description=(
+            "hybrid (default), keyword, vector, or graph (hybrid hits, then their linked items)."))] = "hybrid",
     ) -> dict[str, Any]:
-        request = SearchRequest(query=query, mode=SearchMode.HYBRID, scope=item_scope(scope),
+        request = SearchRequest(query=query, mode=SearchMode[mode.upper()], scope=item_scope(scope),
                                 types=split_types(types), limit=maxResults)
         result = await answer(services.search.search(principal_of(ctx), request))
-        return {"results": [views.hit_view(hit) for hit in result.hits]}
+        answered: dict[str, Any] = {"results": [views.hit_view(hit) for hit in result.hits if not hit.via]}
+        if request.mode is SearchMode.GRAPH:
+            answered["linked"] = [views.linked_view(hit) for hit in result.hits if hit.via]
+        return answered
 
     @mcp.tool(description=(
         "Read one item by id: a note's markdown body, or a document's summary and text (first 20,000 characters)."))
@@ -198,10 +177,11 @@ def build_mcp(services: Services) -> MCPServer:
         return {**views.item_view(result.note), "created": result.created,
                 "rewrittenNotes": [note.id for note in result.readable_rewritten(principal)]}
 
-    @mcp.tool(description=(
+    link_description = (
         "Link two items with a typed edge: RELATED, REFERENCES, DEPENDS_ON, EXTENDS, SUPERSEDES, CONTRADICTS, "
         "DERIVED_FROM, CHILD_OF, MENTIONS, or a new UPPER_SNAKE_CASE type. Give `target` (an id) "
-        "or `ref` (a title or slug; an unknown name becomes a placeholder that resolves when such a note appears)."))
+        "or `ref` (a title or slug; an unknown name becomes a placeholder that resolves when such a note appears).")
+
     async def link_items(
         source: Annotated[str, Field(description="The item id the link starts from.")],
         ctx: Context,
@@ -215,11 +195,18 @@ def build_mcp(services: Services) -> MCPServer:
             source_id=source, type=type, target_id=target, ref=ref, context=context)))
         return views.link_view(link, link.source)
 
-    @mcp.tool(description="Append a timestamped line to today's daily note: a quick thought, a fact, a todo.")
+    # One tool under two names: link_items (ours) and link_knowledge (the Octipus tool set's).
+    mcp.tool(name="link_items", description=link_description)(link_items)
+    mcp.tool(name="link_knowledge", description=link_description + " Same as link_items.")(link_items)
+
+    @mcp.tool(description=(
+        "Append a timestamped line to today's daily note (or another day's): a quick thought, a fact, a todo."))
     async def capture(
         text: Annotated[str, Field(description="What to note down.")], ctx: Context,
+        day: Annotated[date | None, Field(description=(
+            "The day whose daily note gets it, YYYY-MM-DD between 1900 and 2200; default today (UTC)."))] = None,
     ) -> dict[str, Any]:
-        result = await answer(services.notes.capture(principal_of(ctx), text))
+        result = await answer(services.days.capture(principal_of(ctx), text, day=day))
         return views.item_view(result.note)
 
     @mcp.tool(description=(
@@ -237,6 +224,7 @@ def build_mcp(services: Services) -> MCPServer:
                                          split_types(types)))
         return views.pack_view(pack, service.counter.count(pack.text))
 
+    register_note_tools(mcp, services)
     return mcp
 
 

@@ -25,6 +25,13 @@ def hit_view(hit: SearchHit) -> dict[str, Any]:
     return {**item_view(hit.item), "score": round(hit.score, 4), "snippet": hit.snippet().text}
 
 
+def linked_view(hit: SearchHit) -> dict[str, Any]:
+    """A graph-mode item: what it is, and the link (from → to) that brought it in beside the ranked hits."""
+    via = hit.via[-1]
+    return {**item_view(hit.item), "score": round(hit.score, 4), "linkId": via.link_id, "linkType": via.type,
+            "fromId": via.source.id, "toId": via.target.id}
+
+
 def text_view(item: Item, text: str) -> dict[str, Any]:
     view = item_view(item)
     if isinstance(item, Document):

@@ -75,6 +75,13 @@ SET d.title = coalesce($title, d.title), d.docType = coalesce($docType, d.docTyp
     d.categorySource = CASE WHEN $category IS NULL THEN d.categorySource ELSE null END
 RETURN """ + _DOCUMENT
 
+# The categories' document counts, each visible document once (a document not yet classified has none).
+CATEGORY_COUNTS = """
+MATCH (d:Document {tenantId: $tenant})
+WHERE d.deletedAt IS NULL AND d.category IS NOT NULL AND ($ownerKeys IS NULL OR d.ownerKey IN $ownerKeys)
+RETURN d.category AS category, count(d) AS count
+"""
+
 NODE_LABELS = "MATCH (n:Item {tenantId: $tenant, id: $id}) WHERE n.deletedAt IS NULL RETURN labels(n) AS labels"
 
 
@@ -122,6 +129,11 @@ async def count_documents(tx: AsyncManagedTransaction, **params: Any) -> int:
     params = {k: v for k, v in params.items() if k not in PAGE_PARAMS}
     record = await (await tx.run(COUNT_DOCUMENTS, **params)).single(strict=True)
     return int(record["total"])
+
+
+async def category_counts(tx: AsyncManagedTransaction, tenant: str, owner_keys: list[str] | None) -> dict[str, int]:
+    result = await tx.run(CATEGORY_COUNTS, tenant=tenant, ownerKeys=owner_keys)
+    return {record["category"]: int(record["count"]) async for record in result}
 
 
 async def node_labels(tx: AsyncManagedTransaction, tenant: str, id: str) -> list[str] | None:

@@ -3,12 +3,14 @@ versions are recorded on `:SchemaMigration` nodes so a step runs once per databa
 
 from __future__ import annotations
 
+import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 import structlog
 from neo4j import AsyncManagedTransaction
 
+from vaultgraph.graph.note_query import property_fields
 from vaultgraph.graph.session import Graph
 from vaultgraph.text.resolve import document_name
 
@@ -53,6 +55,33 @@ async def _backfill_link_names(tx: AsyncManagedTransaction) -> int:
     rows = [{"id": record["id"], "name": document_name(record["path"])} async for record in result]
     if rows:
         await (await tx.run(_SET_LINK_NAMES, rows=rows)).consume()
+    return len(rows)
+
+
+# Notes saved before property queries: their front matter spread onto the node (graph/note_query.py). The
+# marker lets the batches move on; a note saved since has its properties already and is just marked.
+_NOTES_WITH_UNSPREAD_PROPERTIES = """
+MATCH (n:Note) WHERE n.frontmatter IS NOT NULL AND n.frontmatter <> '{}' AND n.propertiesSpread IS NULL
+RETURN elementId(n) AS id, n.frontmatter AS frontmatter LIMIT 5000
+"""
+_SPREAD_PROPERTIES = """
+UNWIND $rows AS row
+MATCH (n:Note) WHERE elementId(n) = row.id
+SET n += row.props, n.propertiesSpread = true
+"""
+
+
+async def _backfill_note_properties(tx: AsyncManagedTransaction) -> int:
+    result = await tx.run(_NOTES_WITH_UNSPREAD_PROPERTIES)
+    rows = []
+    async for record in result:
+        try:
+            metadata = json.loads(record["frontmatter"])
+        except ValueError:
+            metadata = {}
+        rows.append({"id": record["id"], "props": property_fields(metadata if isinstance(metadata, dict) else {})})
+    if rows:
+        await (await tx.run(_SPREAD_PROPERTIES, rows=rows)).consume()
     return len(rows)
 
 
@@ -137,6 +166,13 @@ MIGRATIONS: tuple[Migration, ...] = (
         20,  # issue 18's second (18 and 19 were taken): concurrent saves bind as serial ones do
         "one lock node per (tenant, link name): saves that resolve or bind the same name take turns",
         ("CREATE CONSTRAINT name_lock IF NOT EXISTS FOR (l:NameLock) REQUIRE (l.tenantId, l.name) IS UNIQUE",),
+    ),
+    Migration(
+        235,  # issue 23, item 5 (other items of the same issue may add migrations in parallel)
+        "notes carry their front-matter properties as node properties (fm.<name>, fml.<name>) for property "
+        "queries (a query reads the tenant's notes through the (tenantId, updatedAt) index, as every list does)",
+        (),
+        backfill=_backfill_note_properties,
     ),
 )
 

@@ -23,7 +23,14 @@ RETURN """ + _NOTE
 
 # The save, for a batch of drafts (one save is a batch of one): what the drafts' ids and slugs hold now, then the
 # new notes and the updates, each one `UNWIND` statement (services/notes.py decides in Python who gets what).
-NOTES_BY_IDS = "UNWIND $ids AS id MATCH (n:Item:Note {tenantId: $tenant, id: id}) RETURN " + _NOTE
+# A locking read: the save decides from what it reads (the body's SHA for `ifBodySha256`, the slug), so two saves
+# of one note must not both read the old version and both write (a lost capture). Setting a property takes the
+# node's write lock, held to commit; the second save waits and reads the first one's note. (Ids come sorted, so
+# two batches lock in one order.)
+NOTES_BY_IDS = """
+UNWIND $ids AS id MATCH (n:Item:Note {tenantId: $tenant, id: id})
+SET n.lockedBySave = true REMOVE n.lockedBySave
+RETURN """ + _NOTE
 
 SLUG_HOLDERS = """
 UNWIND $keys AS key
@@ -84,11 +91,12 @@ CALL (slug) {
 RETURN """ + _NOTE
 
 # Keyset pagination on (updatedAt desc, id): the newest first, stable while notes are saved.
-# The list filters, shared by the page and its total so the two never disagree.
+# The list filters, shared by the page and its total so the two never disagree (and by property queries,
+# graph/note_query.py).
 # `updatedAt IS NOT NULL` (always true: every save sets it) lets the planner seek the (tenantId, updatedAt) index
 # instead of scanning every tenant's notes: at 100k notes PROFILE showed 120k label-scan rows become 100k index
 # rows, and the count 203 -> 56 ms, the page 480 -> 277 ms p50.
-_NOTE_FILTERS = """
+NOTE_LIST_FILTERS = """
 MATCH (n:Note {tenantId: $tenant})
 WHERE n.updatedAt IS NOT NULL AND ($ownerKeys IS NULL OR n.ownerKey IN $ownerKeys)
   AND ($includeArchived OR n.archivedAt IS NULL)
@@ -103,7 +111,7 @@ WHERE n.updatedAt IS NOT NULL AND ($ownerKeys IS NULL OR n.ownerKey IN $ownerKey
 def _notes_page(backward: bool) -> str:
     """The page between the cursors, read from `after` onward, or (backward) from `before` back."""
     order = "n.updatedAt, n.id DESC" if backward else "n.updatedAt DESC, n.id"
-    return _NOTE_FILTERS + f"""\
+    return NOTE_LIST_FILTERS + f"""\
   AND ($afterTs IS NULL OR n.updatedAt < datetime($afterTs) OR (n.updatedAt = datetime($afterTs) AND n.id > $afterId))
   AND ($beforeTs IS NULL OR n.updatedAt > datetime($beforeTs)
        OR (n.updatedAt = datetime($beforeTs) AND n.id < $beforeId))
@@ -115,7 +123,7 @@ NOTES_PAGE = _notes_page(backward=False)
 NOTES_PAGE_BACKWARD = _notes_page(backward=True)
 PAGE_PARAMS = frozenset({"afterTs", "afterId", "beforeTs", "beforeId", "limit"})
 
-COUNT_NOTES = _NOTE_FILTERS + "RETURN count(n) AS total\n"
+COUNT_NOTES = NOTE_LIST_FILTERS + "RETURN count(n) AS total\n"
 
 TAG_COUNTS = """
 MATCH (n:Note {tenantId: $tenant})

@@ -65,10 +65,10 @@ CALL (row) {
   MATCH (t:Document {tenantId: $tenant, linkName: row.name}) WHERE t.ownerKey IN row.owners AND t.deletedAt IS NULL
   RETURN t
 }
-RETURN i, t.id AS id, t:Note AS isNote, coalesce(t.slug, t.path) AS path, t.ownerKey AS ownerKey
+RETURN i, t.id AS id, t:Note AS isNote, coalesce(t.slug, t.path) AS path, t.ownerKey AS ownerKey, t.kind AS kind
 """
 
-_SOURCE = """s.id AS sourceId, r.id AS linkId, r.key AS key, s:Note AS sourceIsNote,
+_SOURCE = """s.id AS sourceId, r.id AS linkId, r.key AS key, type(r) AS type, s:Note AS sourceIsNote,
        coalesce(s.slug, s.path) AS sourcePath, s.ownerKey AS sourceOwner, coalesce(s.linkTeams, []) AS sourceTeams,
        type(r) = 'WIKILINK' AND r.origin = 'wikilink' AS claimable"""
 

@@ -8,6 +8,7 @@ import strawberry
 
 from vaultgraph.errors import InvalidInput
 from vaultgraph.schema.arguments import After, Before, First, Last, ScopeFilter
+from vaultgraph.schema.category_types import Category
 from vaultgraph.schema.context import Info
 from vaultgraph.schema.inputs import DeletePayload, DocumentInput, DocumentUpdateInput, owner_scope
 from vaultgraph.schema.types import Document, DocumentConnection
@@ -55,6 +56,13 @@ async def documents(
     filters = DocumentFilter(scope=scope, doc_type=doc_type, team_id=team_id, agent_id=agent_id, category=category)
     page = await ctx.services.documents.page(ctx.principal, filters, first, after, last, before)
     return DocumentConnection.from_page(page)
+
+
+async def categories(info: Info) -> list[Category]:
+    """Every category of the taxonomy (EverOS's L0 tier) in its order, with its description and how many documents
+    the caller can see in it; then any category documents still carry that an edited taxonomy dropped."""
+    ctx = info.context
+    return [Category.from_domain(category) for category in await ctx.services.documents.categories(ctx.principal)]
 
 
 async def create_document(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Annotated
 
 import strawberry
@@ -10,9 +11,12 @@ from vaultgraph.errors import InvalidInput
 from vaultgraph.schema.arguments import After, Before, First, Last, ScopeFilter
 from vaultgraph.schema.context import Info
 from vaultgraph.schema.inputs import DeletePayload, NoteInput, NotePatch, SaveNotePayload, owner_scope
+from vaultgraph.schema.meeting_types import MeetingInput
+from vaultgraph.schema.note_query_types import NoteOrder, NoteWhere
 from vaultgraph.schema.prefetch import connection_asks, page_item_fields, prime, whole_reads
 from vaultgraph.schema.types import Note, NoteConnection, TagCount
 from vaultgraph.services import notes as service
+from vaultgraph.services.meetings import Attendee, MeetingDraft
 from vaultgraph.services.notes import NoteDraft, NoteFilter, SaveResult
 
 
@@ -62,10 +66,23 @@ async def notes(
     after: After = None,
     last: Last = None,
     before: Before = None,
+    where: Annotated[NoteWhere | None, strawberry.argument(description=(
+        "A Bases-style property query over front-matter properties and note fields, with the filters above; "
+        "INVALID_INPUT naming the part at fault for an unknown operator, over 5 levels or over 20 conditions."
+    ))] = None,
+    order_by: Annotated[list[NoteOrder] | None, strawberry.argument(description=(
+        "Sort by up to 5 properties or fields (nulls last), then the newest first. With `where` or `orderBy`, "
+        "cursors are positions in the result."))] = None,
 ) -> NoteConnection:
     """Notes you can see, most recently updated first, a page at a time (Relay cursor connection)."""
     ctx = info.context
     filters = NoteFilter(scope=scope, kind=kind, tag=tag, pinned=pinned, include_archived=include_archived)
+    if where is not None or order_by is not None:
+        if last is not None or before is not None:
+            raise InvalidInput("last", "a property query (where, orderBy) pages forward only: use first and after")
+        return NoteConnection.from_page(await ctx.services.notes.query(
+            ctx.principal, filters, where.as_tree() if where is not None else None,
+            [key.as_tree() for key in order_by] if order_by is not None else None, first, after))
     # The page, its total and the link connections its notes are asked for: one statement.
     asks = connection_asks(page_item_fields(info.selected_fields))
     page, answers = await whole_reads(ctx.services).notes_page(ctx.principal, filters, first, after, asks, last,
@@ -120,11 +137,38 @@ async def update_note(
 
 async def capture_note(
     info: Info, text: Annotated[str, strawberry.argument(description="The text of the bullet; not empty.")],
+    day: Annotated[date | None, strawberry.argument(description=(
+        "The day whose daily note gets the bullet (1900-01-01 to 2200-12-31, else INVALID_INPUT); today (UTC) "
+        "when left out."))] = None,
 ) -> Note:
-    """Append a timestamped bullet to today's (UTC) daily note `daily/YYYY-MM-DD`, created if needed; returns
-    the daily note."""
+    """Append a timestamped bullet to the daily note `daily/YYYY-MM-DD` of `day` (today, UTC, when left out),
+    created if needed; returns the daily note."""
     ctx = info.context
-    return Note.from_domain((await ctx.services.notes.capture(ctx.principal, text)).note)
+    return Note.from_domain((await ctx.services.days.capture(ctx.principal, text, day=day)).note)
+
+
+async def daily_note(
+    info: Info,
+    day: Annotated[date, strawberry.argument(description=(
+        "The calendar day, 1900-01-01 to 2200-12-31 (else INVALID_INPUT)."))],
+) -> Note:
+    """The day's daily note `daily/YYYY-MM-DD`: the one you already see (your own, else the shared one, else a
+    team's), or a new one from the template in your own space (an agent's personal one, else shared). Concurrent
+    first calls make one note."""
+    ctx = info.context
+    return Note.from_domain(await ctx.services.days.daily(ctx.principal, day))
+
+
+async def ingest_meeting(
+    info: Info, input: Annotated[MeetingInput, strawberry.argument(description="The meeting.")],
+) -> Note:
+    """Record a meeting as a note of kind `meeting` (slug meetings/<date>-<title>: ingesting it again updates
+    it) with one ATTENDED edge per attendee, bound exactly (email or exact name of a person note) or left on a
+    ghost of the name that binds when that person note is created. INVALID_INPUT naming the field."""
+    ctx = info.context
+    draft = MeetingDraft(title=input.title, day=input.date, body=input.body or "",
+                         attendees=[Attendee(name=a.name, email=a.email) for a in input.attendees or []])
+    return Note.from_domain(await ctx.services.meetings.ingest(ctx.principal, draft))
 
 
 async def archive_note(

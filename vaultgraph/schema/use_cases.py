@@ -10,10 +10,12 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from vaultgraph.interop.vault import VaultService
     from vaultgraph.services.context_pack import ContextPackService
+    from vaultgraph.services.days import DayService
     from vaultgraph.services.documents import DocumentService
     from vaultgraph.services.enrichment import EnrichmentService
     from vaultgraph.services.fuzzy_links import FuzzyResolver
     from vaultgraph.services.links import LinkService
+    from vaultgraph.services.meetings import MeetingService
     from vaultgraph.services.notes import NoteService
     from vaultgraph.services.search import SearchService
     from vaultgraph.services.suggestions import SuggestionService
@@ -38,5 +40,7 @@ class Services:
     workspace_sync: WorkspaceSync
     uploads: UploadService
     weekly_review: WeeklyReviewService
+    meetings: MeetingService
+    days: DayService
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import uuid
 from collections.abc import Awaitable, Callable
@@ -19,7 +18,7 @@ from vaultgraph.graph import documents as cypher
 from vaultgraph.graph import workspace_sync as sync_cypher
 from vaultgraph.graph.session import Graph
 from vaultgraph.services.pagination import encode_cursor, keyset_cursor, window
-from vaultgraph.services.taxonomy import TAXONOMY_FILE, load_taxonomy
+from vaultgraph.services.taxonomy import TAXONOMY_FILE, tenant_taxonomy
 from vaultgraph.services.wikilink_sync import sync_wikilinks
 from vaultgraph.text.resolve import document_name
 from vaultgraph.workspace import Workspace, check_document_path, check_key, normalize_path, sha256_hex
@@ -42,6 +41,16 @@ class DocumentDraft:
     category: str | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
     data: bytes | None = None  # raw bytes (an attachment) instead of `content`
+
+
+@dataclass(frozen=True, slots=True)
+class CategoryCount:
+    """A category (EverOS's L0) and how many documents the caller can see in it."""
+
+    name: str
+    description: str | None  # None: a category documents carry that the taxonomy no longer lists
+    document_count: int
+    in_taxonomy: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,12 +211,23 @@ class DocumentService:
         assert updated is not None  # checked by _writable just before
         return updated
 
+    async def categories(self, principal: Principal) -> list[CategoryCount]:
+        """Every category of the taxonomy with the documents `principal` can see in it, in the taxonomy's order;
+        then any category documents still carry that the taxonomy no longer has (edited since), so no document
+        goes uncounted."""
+        taxonomy = await tenant_taxonomy(self.workspace, principal.tenant_id)
+        counts = await self.graph.read(cypher.category_counts, principal.tenant_id, principal.visible_owner_keys())
+        listed = [CategoryCount(category.id, category.description, counts.pop(category.id, 0), True)
+                  for category in taxonomy.categories]
+        listed += [CategoryCount(name, None, count, False) for name, count in sorted(counts.items())]
+        return listed
+
     async def known_category(self, tenant_id: str, category: str | None) -> str | None:
         """The taxonomy's spelling of `category` (case-insensitive); INVALID_INPUT listing the tenant's categories
         when it names none of them (an unknown one would never match a filter nor the classifier's picks)."""
         if category is None:
             return None
-        taxonomy = await asyncio.to_thread(load_taxonomy, self.workspace.root / check_key(tenant_id, "tenant"))
+        taxonomy = await tenant_taxonomy(self.workspace, tenant_id)
         wanted = category.strip().casefold()
         for known in taxonomy.ids:
             if known.casefold() == wanted:

@@ -153,7 +153,7 @@ class LinkService:
         is either found or binds this link when it commits (never a ghost beside it)."""
         if row["targetId"] is None:
             await lock_names(tx, principal.tenant_id, [key_name(row["key"])])
-            resolved = (await resolve_refs(tx, source, [row["key"]])).get(row["key"])
+            resolved = (await resolve_refs(tx, source, [row["key"]], row["type"])).get(row["key"])
             found = None if resolved is None else await item_cypher.item_by_id(tx, principal.tenant_id, resolved)
             if found is not None and principal.may_read(found.owner):
                 row = {**row, "targetId": found.id}

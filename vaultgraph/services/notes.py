@@ -10,14 +10,16 @@ import json
 import uuid
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
-from datetime import UTC, date, datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from neo4j import AsyncManagedTransaction
+from neo4j.exceptions import ConstraintError
 
-from vaultgraph.domain import Note, Owner, Page, Principal, Scope
+from vaultgraph.domain import Note, Owner, Page, Principal
 from vaultgraph.errors import AppError, Conflict, Forbidden, InvalidInput, LimitExceeded, NotFound
 from vaultgraph.graph import notes as cypher
+from vaultgraph.graph.note_query import property_fields, query_page_and_total
 from vaultgraph.graph.session import Graph
 from vaultgraph.graph.wikilinks import lock_names
 from vaultgraph.services.documents import owner_of
@@ -34,8 +36,9 @@ from vaultgraph.services.note_drafts import (
     frontmatter_properties,
     is_kind,
 )
+from vaultgraph.services.note_query import parse_order, parse_where
 from vaultgraph.services.note_renames import follow_rename
-from vaultgraph.services.pagination import Window, encode_cursor, timestamp_cursor, window
+from vaultgraph.services.pagination import Window, decode_cursor, encode_cursor, page_size, timestamp_cursor, window
 from vaultgraph.services.wikilink_sync import LinkJob, sync_wikilinks_many
 from vaultgraph.text.properties import PropertiesError, set_properties
 from vaultgraph.text.resolve import key_name
@@ -44,12 +47,12 @@ from vaultgraph.text.wikilinks import ParsedText, parse
 from vaultgraph.workspace import sha256_hex
 
 # The drafts and results are this module's API too (callers import them from here).
-__all__ = ["KEEP", "DayField", "Keep", "NoteDraft", "NoteFilter", "NotePatch", "NoteService", "SaveResult",
+__all__ = ["KEEP", "AfterSave", "DayField", "Keep", "NoteDraft", "NoteFilter", "NotePatch", "NoteService", "SaveResult",
            "frontmatter_properties"]
 
 MAX_BODY_BYTES = 5 * 1024 * 1024
 MAX_TITLE_LENGTH = 500
-CAPTURE_RETRIES = 5
+RACE_RETRIES = 3
 # A partial update re-reads and re-applies itself when the body changed between its read and its write.
 UPDATE_RETRIES = 5
 # Drafts per write transaction of `save_many`: big enough that a statement's fixed cost is spread thin, small
@@ -59,6 +62,9 @@ SAVE_BATCH = 250
 # The save pipeline's hook: index these saved notes (and whatever the server hooks on after a save); for each
 # note, whether its vector is in place. Called once per batch.
 Indexer = Callable[[Principal, Sequence[Note]], Awaitable[list[bool]]]
+# More writes that belong to one save (a meeting's attendee edges): run in its transaction with the saved note, so
+# either both commit or neither does. Must be idempotent (a transient error reruns the transaction).
+AfterSave = Callable[[AsyncManagedTransaction, Note], Awaitable[None]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,13 +78,18 @@ class _Prepared:
     owner: Owner | None  # a new note's owner (an existing note keeps its own)
 
 
-def note_page_params(principal: Principal, filters: NoteFilter, span: Window) -> dict[str, Any]:
-    """The parameters of graph/notes.py's page statements for these filters and this window."""
+def filter_params(principal: Principal, filters: NoteFilter) -> dict[str, Any]:
+    """The parameters of graph/notes.py's list statements (pages and property queries) for these filters."""
     return {
         "tenant": principal.tenant_id, "ownerKeys": principal.visible_owner_keys(),
         "includeArchived": filters.include_archived, "scope": filters.scope.value if filters.scope else None,
-        "kind": filters.kind, "tag": filters.tag, "pinned": filters.pinned, **span.params("Ts"),
+        "kind": filters.kind, "tag": filters.tag, "pinned": filters.pinned,
     }
+
+
+def note_page_params(principal: Principal, filters: NoteFilter, span: Window) -> dict[str, Any]:
+    """The parameters of graph/notes.py's page statements for these filters and this window."""
+    return {**filter_params(principal, filters), **span.params("Ts")}
 
 
 def note_cursor(note: Note) -> str:
@@ -109,17 +120,20 @@ class NoteService:
         self.indexer = indexer
         self.batch_size = batch_size
 
-    async def save(self, principal: Principal, draft: NoteDraft) -> SaveResult:
-        [outcome] = await self.save_many(principal, [draft])
+    async def save(self, principal: Principal, draft: NoteDraft, after: AfterSave | None = None) -> SaveResult:
+        [outcome] = await self.save_many(principal, [draft], after)
         if isinstance(outcome, AppError):
             raise outcome
         return outcome
 
-    async def save_many(self, principal: Principal, drafts: Sequence[NoteDraft]) -> list[SaveResult | AppError]:
+    async def save_many(self, principal: Principal, drafts: Sequence[NoteDraft],
+                        after: AfterSave | None = None) -> list[SaveResult | AppError]:
         """Save drafts with the end state of saving them one by one in order, for each the result or the error
         `save` would raise (a refused draft changes nothing). Every draft is checked first; then a batch at a time
         (`batch_size` drafts) is written in one transaction of `UNWIND` statements, notes first and then all their
         links, which resolve against the batch too; then the batch's changed notes are indexed in one call."""
+        if after is not None and len(drafts) != 1:
+            raise ValueError("`after` belongs to the save of one draft")
         outcomes: list[SaveResult | AppError | None] = [None] * len(drafts)
         prepared: list[_Prepared] = []
         for index, draft in enumerate(drafts):
@@ -129,12 +143,25 @@ class NoteService:
                 outcomes[index] = exc
         for batch in _batches(prepared, self.batch_size):
             while batch:
-                saved = await self.graph.write(self._write_batch_tx, principal, batch)
+                saved = await self._write_batch(principal, batch, after)
                 for item, outcome in zip(batch, await self._index(principal, saved), strict=False):
                     outcomes[item.index] = outcome
                 batch = batch[len(saved):]
         assert all(outcome is not None for outcome in outcomes)
         return [outcome for outcome in outcomes if outcome is not None]
+
+    async def _write_batch(self, principal: Principal, batch: list[_Prepared],
+                           after: AfterSave | None = None) -> list[SaveResult | AppError]:
+        """`_write_batch_tx` in a write transaction. Two saves racing for one new slug (or ghost) both find it
+        free and both create it: the loser's commit breaks a uniqueness constraint and rolls back whole, and its
+        rerun sees the winner's note, so it answers CONFLICT (or binds to it) instead of failing."""
+        for attempt in range(RACE_RETRIES):
+            try:
+                return await self.graph.write(self._write_batch_tx, principal, batch, after)
+            except ConstraintError:
+                if attempt == RACE_RETRIES - 1:
+                    raise
+        raise AssertionError("unreachable")
 
     def _prepare(self, index: int, principal: Principal, draft: NoteDraft, own_save: bool = True) -> _Prepared:
         title = draft.title.strip()
@@ -160,7 +187,7 @@ class NoteService:
             "slug": slug, "slugName": slug.rsplit("/", 1)[-1], "title": title, "titleLower": title.casefold(),
             "body": body, "bodySha256": sha256_hex(body.encode()), "frontmatter": json.dumps(metadata),
             "tags": list(parsed.unique_tags),
-            **frontmatter_fields(metadata),
+            **frontmatter_fields(metadata), **property_fields(metadata),
         }
         if own_save:
             # What the saving agent sees besides its own space: a personal note's wikilinks may bind to these teams'
@@ -238,7 +265,8 @@ class NoteService:
                 meta = {k: v for k, v in props.items() if k not in ("body", "bodySha256", "tags", "frontmatter")}
                 updates.append((position, {"id": note_id, "props": meta}))
             else:
-                updates.append((position, {"id": note_id, "props": props}))
+                stale = {key: None for key in property_fields(existing.frontmatter) if key not in props}
+                updates.append((position, {"id": note_id, "props": {**props, **stale}}))
         # A rename's old name, before the note changes: a save binding to that name meanwhile finishes first (its
         # edge is then followed below) or waits and finds the name gone.
         await lock_names(tx, tenant, [key_name(existing.slug) for position, existing, _, _ in plans
@@ -261,7 +289,9 @@ class NoteService:
             # A rename re-keys the note's own links even with the body unchanged: `[[#Heading]]` and `./` links
             # are keyed by its slug.
             links = batch[position].parsed.all_links if body_changed or renamed else None
-            jobs.append((position, body_changed, LinkJob(note, links, bind_own_refs=renamed)))
+            # A new kind may make it a target it was not (a person, for a meeting's ATTENDED ghosts).
+            binds = renamed or (existing is not None and existing.kind != note.kind)
+            jobs.append((position, body_changed, LinkJob(note, links, bind_own_refs=binds)))
         syncs = await sync_wikilinks_many(tx, [job for _, _, job in jobs])
         for (position, body_changed, job), sync in zip(jobs, syncs, strict=True):
             assert isinstance(job.item, Note)
@@ -271,10 +301,11 @@ class NoteService:
         return [outcome for outcome in outcomes if outcome is not None]
 
     async def _write_batch_tx(
-        self, tx: AsyncManagedTransaction, principal: Principal, batch: list[_Prepared]
+        self, tx: AsyncManagedTransaction, principal: Principal, batch: list[_Prepared],
+        after: AfterSave | None = None,
     ) -> list[SaveResult | AppError]:
         """`_save_batch_tx`, then, when its first draft renamed a note, the links to the old name follow it in the
-        same transaction (a rename only ever comes first in a batch)."""
+        same transaction (a rename only ever comes first in a batch); then `after`, for a save of one."""
         outcomes = await self._save_batch_tx(tx, principal, batch)
         first = outcomes[0] if outcomes else None
         if isinstance(first, SaveResult) and first.renamed:
@@ -282,6 +313,8 @@ class NoteService:
                                             self._save_drafts_tx)
             own = next((note for note in rewritten if note.id == first.note.id), first.note)  # it linked to itself
             outcomes[0] = replace(first, note=own, rewritten=rewritten)
+        if after is not None and isinstance(outcomes[0], SaveResult):
+            await after(tx, outcomes[0].note)
         return outcomes
 
     async def _save_drafts_tx(self, tx: AsyncManagedTransaction, principal: Principal,
@@ -356,6 +389,24 @@ class NoteService:
                                             **note_page_params(principal, filters, span))
         return span.page(rows, note_cursor, total)
 
+    async def query(self, principal: Principal, filters: NoteFilter, where: Any, order_by: Any,
+                    first: int | None, after: str | None) -> Page[Note]:
+        """A Bases-style property query (services/note_query.py): the notes matching the list filters and
+        `where`, sorted by `order_by` (nulls last) then the newest first. Its cursors are positions: a note saved
+        meanwhile may shift a later page by one."""
+        tree, sorts = parse_where(where), parse_order(order_by)
+        limit = page_size(first, self.max_page_size)
+        offset = 0
+        if after:
+            marker, position = decode_cursor(after, 2)
+            if marker != "at" or not position.isdigit():
+                raise InvalidInput("after", "not a cursor this query returned")
+            offset = int(position) + 1
+        params = {**filter_params(principal, filters), "offset": offset, "limit": limit + 1}
+        rows, total = await self.graph.read(query_page_and_total, tree, sorts, **params)
+        items = [(encode_cursor("at", str(offset + i)), note) for i, note in enumerate(rows[:limit])]
+        return Page(items=items, has_next_page=len(rows) > limit, total_count=total)
+
     async def update(self, principal: Principal, note_id: str, patch: NotePatch) -> SaveResult:
         """Change only what `patch` gives, through the save pipeline; everything else stays as stored (an
         explicit kind, date or pin is kept even where the front matter says otherwise, unless `properties` sets
@@ -394,41 +445,6 @@ class NoteService:
         if not principal.may_write(note.owner):
             raise NotFound(f"no note with id {note_id!r}", id=note_id)
         return note
-
-    async def daily(self, principal: Principal, day: date | None = None) -> Note:
-        """Today's (or `day`'s) daily note, created lazily from a minimal template."""
-        day = day or datetime.now(UTC).date()
-        slug = f"daily/{day.isoformat()}"
-        try:
-            return await self.get_by_slug(principal, slug)
-        except NotFound:
-            pass
-        owner_scope = Scope.PERSONAL if principal.agent_id else Scope.SHARED
-        draft = NoteDraft(title=day.isoformat(), slug=slug, body=f"# {day.isoformat()}\n", kind="daily",
-                          note_date=day, scope=owner_scope, agent_id=principal.agent_id)
-        try:
-            return (await self.save(principal, draft)).note
-        except Conflict:  # created by a concurrent call a moment ago
-            return await self.get_by_slug(principal, slug)
-
-    async def capture(self, principal: Principal, text: str, now: datetime | None = None) -> SaveResult:
-        """Append a timestamped bullet to today's daily note, through the save pipeline."""
-        text = text.strip()
-        if not text:
-            raise InvalidInput("text", "must not be empty")
-        now = now or datetime.now(UTC)
-        for _ in range(CAPTURE_RETRIES):
-            note = await self.daily(principal, now.date())
-            body = note.body if note.body.endswith("\n") or not note.body else note.body + "\n"
-            bullet = f"- {now:%H:%M} " + text.replace("\n", "\n  ")
-            draft = NoteDraft(id=note.id, title=note.title, slug=note.slug, body=body + bullet + "\n",
-                              kind=note.kind, note_date=note.note_date, if_body_sha256=note.body_sha256)
-            try:
-                return await self.save(principal, draft)
-            except Conflict as exc:
-                if exc.details.get("slug"):
-                    raise
-        raise Conflict("today's note kept changing while capturing; try again")
 
     async def tags(self, principal: Principal) -> list[tuple[str, int]]:
         return await self.graph.read(cypher.tag_counts, principal.tenant_id, principal.visible_owner_keys())

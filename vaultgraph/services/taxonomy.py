@@ -7,6 +7,7 @@ and a category given when the document was created wins over any pick.
 
 from __future__ import annotations
 
+import asyncio
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,6 +16,7 @@ from typing import Any
 import structlog
 
 from vaultgraph.text.frontmatter import parse_frontmatter
+from vaultgraph.workspace import Workspace, check_key
 
 log = structlog.get_logger(__name__)
 
@@ -110,3 +112,8 @@ def load_taxonomy(tenant_root: Path) -> Taxonomy:
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         log.warning("taxonomy file unusable, using the defaults", path=str(path), reason=str(exc))
         return DEFAULT_TAXONOMY
+
+
+async def tenant_taxonomy(workspace: Workspace, tenant_id: str) -> Taxonomy:
+    """The tenant's taxonomy, read from its workspace folder on every call (an edit needs no restart)."""
+    return await asyncio.to_thread(load_taxonomy, workspace.root / check_key(tenant_id, "tenant"))

@@ -97,12 +97,24 @@ def target_owners(item: Item) -> list[str]:
 
 @dataclass(frozen=True, slots=True)
 class _Target:
-    """An item a key may name: a note (`path` its slug) or a document (`path` its path), and its owner."""
+    """An item a key may name: a note (`path` its slug) or a document (`path` its path), its owner and, for a
+    note, its kind."""
 
     id: str
     is_note: bool
     path: str
     owner: str
+    kind: str | None = None
+
+
+# Edge types that bind only to notes of one kind: a meeting's attendee (services/meetings.py) is a person, never a
+# document or an ordinary note that happens to share the name. Every other type binds to whatever the key names.
+BINDS_ONLY_TO_KIND = {"ATTENDED": "person"}
+
+
+def binds_to(edge_type: str, target: _Target) -> bool:
+    kind = BINDS_ONLY_TO_KIND.get(edge_type)
+    return kind is None or (target.is_note and target.kind == kind)
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,7 +128,7 @@ class _Source:
 
 def _as_target(item: Item) -> _Target:
     return _Target(item.id, isinstance(item, Note), item.slug if isinstance(item, Note) else item.path,
-                   item.owner.key)
+                   item.owner.key, item.kind if isinstance(item, Note) else None)
 
 
 def _as_source(item: Item) -> _Source:
@@ -141,8 +153,9 @@ def _rank(key: str, source: _Source, target: _Target) -> tuple[Any, ...] | None:
     return (not target.is_note, owner, inner, target.owner, target.id)
 
 
-def _best(key: str, source: _Source, targets: Iterable[_Target]) -> _Target | None:
-    ranked = [(rank, target) for target in targets if (rank := _rank(key, source, target)) is not None]
+def _best(key: str, source: _Source, targets: Iterable[_Target], edge_type: str = "WIKILINK") -> _Target | None:
+    ranked = [(rank, target) for target in targets
+              if binds_to(edge_type, target) and (rank := _rank(key, source, target)) is not None]
     return min(ranked, key=lambda pair: pair[0])[1] if ranked else None
 
 
@@ -168,10 +181,13 @@ def body_keys(item: Item, links: Sequence[WikiLink]) -> set[str]:
     return set(_desired(item, links))
 
 
-async def resolve_refs(tx: AsyncManagedTransaction, item: Item, keys: list[str]) -> dict[str, str]:
-    """key → target id for the keys that name an existing note or document the item may link to. In a write
-    transaction that then links by these keys, `lock_names` them first (`key_name`), as the sync does."""
-    [found] = await _resolve(tx, [(item, keys)])
+async def resolve_refs(
+    tx: AsyncManagedTransaction, item: Item, keys: list[str], edge_type: str = "WIKILINK"
+) -> dict[str, str]:
+    """key → target id for the keys that name an existing note or document an `edge_type` edge of the item may
+    bind to. In a write transaction that then links by these keys, `lock_names` them first (`key_name`), as the
+    sync does."""
+    [found] = await _resolve(tx, [(item, keys)], edge_type)
     return {key: target.id for key, target in found.items()}
 
 
@@ -184,12 +200,13 @@ async def _named(
     if unique:
         rows = [{"name": name, "owners": list(owners)} for name, owners in unique]
         for hit in await cypher.link_targets(tx, tenant, rows):
-            hits.setdefault(hit["i"], []).append(_Target(hit["id"], hit["isNote"], hit["path"], hit["ownerKey"]))
+            hits.setdefault(hit["i"], []).append(
+                _Target(hit["id"], hit["isNote"], hit["path"], hit["ownerKey"], hit["kind"]))
     return {ask: hits.get(i, []) for i, ask in enumerate(unique)}
 
 
 async def _resolve(
-    tx: AsyncManagedTransaction, wants: Sequence[tuple[Item, list[str]]]
+    tx: AsyncManagedTransaction, wants: Sequence[tuple[Item, list[str]]], edge_type: str = "WIKILINK"
 ) -> list[dict[str, _Target]]:
     """For each (item, keys) of one tenant: key → the best-ranked item it names. One statement for the whole list."""
     if not wants:
@@ -201,7 +218,7 @@ async def _resolve(
     for _, source, keys in sources:
         targets: dict[str, _Target] = {}
         for key in keys:
-            best = _best(key, source, named[(key_name(key), source.owners)])
+            best = _best(key, source, named[(key_name(key), source.owners)], edge_type)
             if best is not None:
                 targets[key] = best
         found.append(targets)
@@ -216,7 +233,7 @@ async def rebind_ghosts(tx: AsyncManagedTransaction, tenant: str, names: list[st
     named = await _named(tx, tenant, ((key_name(row["key"]), source.owners) for row, source in ghosts))
     moves = []
     for row, source in ghosts:
-        best = _best(row["key"], source, named[(key_name(row["key"]), source.owners)])
+        best = _best(row["key"], source, named[(key_name(row["key"]), source.owners)], row["type"])
         if best is not None:
             moves.append({"sourceId": row["sourceId"], "linkId": row["linkId"], "targetId": best.id,
                           "reclaim": False})
@@ -235,7 +252,7 @@ async def _bindings(
     for row in await cypher.ghost_edges_naming(tx, tenant, names):
         if row["linkId"] in skip:
             continue
-        best = _best(row["key"], _source_of(row), candidates)
+        best = _best(row["key"], _source_of(row), candidates, row["type"])
         if best is not None:
             moves.append({"sourceId": row["sourceId"], "linkId": row["linkId"], "targetId": best.id,
                           "reclaim": False})

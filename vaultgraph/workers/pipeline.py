@@ -25,7 +25,7 @@ from vaultgraph.events import DocumentStageChanged, EventBus
 from vaultgraph.graph import enrichment as cypher
 from vaultgraph.graph.session import Graph
 from vaultgraph.models import ModelClient, ModelError
-from vaultgraph.services.taxonomy import Taxonomy, load_taxonomy
+from vaultgraph.services.taxonomy import Taxonomy, tenant_taxonomy
 from vaultgraph.services.wikilink_sync import sync_wikilinks
 from vaultgraph.text.wikilinks import parse
 from vaultgraph.workers.classify import NO_CHAT_DETAIL, LinkClassifier
@@ -33,7 +33,7 @@ from vaultgraph.workers.jobs import Job, Outcome, Result, active
 from vaultgraph.workers.prepare import read_for_enrichment
 from vaultgraph.workers.prompts import embedding_text
 from vaultgraph.workers.summarize import Summarizer
-from vaultgraph.workspace import Workspace, check_key
+from vaultgraph.workspace import Workspace
 
 log = structlog.get_logger(__name__)
 
@@ -91,7 +91,7 @@ class Pipeline:
 
     async def run(self, tenant: str, jobs: list[Job]) -> None:
         """Take the jobs as far as they go; each ends with a `result` (DONE and SKIPPED are written here)."""
-        taxonomy = await asyncio.to_thread(load_taxonomy, self.workspace.root / check_key(tenant, "tenant"))
+        taxonomy = await tenant_taxonomy(self.workspace, tenant)
         phases: list[tuple[EnrichmentStage, Callable[[str, list[Job], Taxonomy], Awaitable[None]]]] = [
             (EnrichmentStage.PREPARE, self._prepare),
             (EnrichmentStage.SUMMARIZE, self._summarize),
