@@ -174,6 +174,57 @@ async def test_export_then_import_into_a_fresh_tenant_gives_everything_back(
     assert len(second["unchanged"]) == second["files"] == len(files(out))
 
 
+DOCUMENT_LINKS = """{ documents(first: 50) { nodes { path outgoing(first: 20) { nodes {
+  type ref isGhost to { ... on Document { path } ... on Note { slug } } } } } } }"""
+
+
+async def document_links(tenant: Tenant) -> set[tuple[Any, ...]]:
+    nodes = (await tenant.data(DOCUMENT_LINKS))["documents"]["nodes"]
+    return {(node["path"], link["type"], link["ref"], link["isGhost"], _freeze(link["to"]))
+            for node in nodes for link in node["outgoing"]["nodes"]}
+
+
+async def test_typed_links_from_documents_survive_export_and_import(api: RunningServer, vault_root: Path) -> None:
+    """An image has no frontmatter to carry them: they travel in the vault's .vaultgraph/links.json; a markdown
+    document's in its own frontmatter. (The model test found an image's link lost on the way.)"""
+    mine, fresh = Tenant(api), Tenant(api)
+    source = vault_root / "source"
+    (source / "assets").mkdir(parents=True)
+    (source / "assets" / "diagram.png").write_bytes(PNG)
+    await mine.import_(source)
+    spec = (await mine.data(DOCUMENT, {"input": {"path": "docs/spec.md", "content": "# Spec\n"}}))["createDocument"]
+    table = (await mine.data(DOCUMENT, {"input": {"path": "data/table.csv", "content": "a,b\n1,2\n"}}))
+    plan = await mine.note(title="Plan", body="the plan")
+    image = (await mine.data('{ document(path: "assets/diagram.png") { id } }'))["document"]["id"]
+    await mine.link(**{"from": image, "ref": "Gamma Ray", "type": "REFERENCES"})
+    await mine.link(**{"from": image, "to": plan, "type": "RELATED"})
+    await mine.link(**{"from": spec["id"], "to": image, "type": "DEPENDS_ON"})
+    await mine.link(**{"from": table["createDocument"]["id"], "to": spec["id"], "type": "REFERENCES"})
+    before = await document_links(mine)
+    assert len(before) == 4
+
+    out = vault_root / "out"
+    exported = await mine.export(out)
+    assert exported["skipped"] == []
+    assert (out / ".vaultgraph" / "links.json").is_file()
+    imported = await fresh.import_(out)
+    assert imported["skipped"] == [] and imported["typedLinks"] == 4
+    assert await document_links(fresh) == before
+    again = await fresh.import_(out)
+    assert again["typedLinks"] == 0 and await document_links(fresh) == before
+
+
+async def test_a_malformed_links_file_is_reported_and_the_rest_imported(api: RunningServer, vault_root: Path) -> None:
+    tenant = Tenant(api)
+    (vault_root / ".vaultgraph").mkdir()
+    (vault_root / ".vaultgraph" / "links.json").write_text('{"version": 2}')
+    (vault_root / "Note.md").write_text("a note")
+    report = await tenant.import_(vault_root)
+    assert report["created"] == ["Note.md"]
+    [(path, why)] = [(s["path"], s["reason"]) for s in report["skipped"]]
+    assert path == ".vaultgraph/links.json" and "version" in why
+
+
 async def test_canvas_file_nodes_name_the_files_an_export_writes(api: RunningServer, vault_root: Path) -> None:
     mine = Tenant(api)
     plan = await mine.note(title="Plan", body="[[Design]] and [[docs/spec]]\n")

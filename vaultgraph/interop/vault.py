@@ -183,12 +183,35 @@ class VaultService:
             await self._import_chunk(principal, chunk, force, report, ids, pending)
             for file in chunk:
                 step(file.relative)
+        for relative, entries in (await self._unfenced_links(root, report)).items():
+            if relative in ids:
+                pending.append((relative, ids[relative], entries))
+            else:
+                report.skipped.append((relative, f"{vault_meta.LINKS_FILE} lists typed links for it, and it was not "
+                                                 "imported"))
         for relative, source_id, entries in pending:
             await self._link(principal, relative, source_id, entries, ids, report)
         log.info("vault imported", root=str(root), files=report.files, created=len(report.created),
                  updated=len(report.updated), unchanged=len(report.unchanged), conflicts=len(report.conflicts),
                  links=report.links)
         return report
+
+    @staticmethod
+    async def _unfenced_links(root: Path, report: VaultReport) -> dict[str, object]:
+        """The typed links of files without frontmatter, from the vault's links file (an export writes it)."""
+        path = root / vault_meta.LINKS_FILE
+        try:
+            data = await asyncio.to_thread(path.read_bytes)
+        except FileNotFoundError:
+            return {}
+        except OSError as exc:
+            report.skipped.append((vault_meta.LINKS_FILE, f"unreadable: {exc}"))
+            return {}
+        try:
+            return vault_meta.read_links_file(data)
+        except InvalidInput as exc:
+            report.skipped.append((vault_meta.LINKS_FILE, exc.message))
+            return {}
 
     async def _import_chunk(self, principal: Principal, chunk: list[_File], force: bool, report: VaultReport,
                             ids: dict[str, str], pending: list[tuple[str, str, object]]) -> None:
@@ -200,6 +223,7 @@ class VaultService:
         attachments: list[tuple[_File, bytes | None, str | None]] = [
             (file, None, None) for file in chunk if not _is_note(file.relative)]
         readable: list[_NoteFile] = []
+        document_links: dict[str, object] = {}  # a markdown document's typed links, by its vault path
         for file, text in zip(markdown, texts, strict=True):
             if isinstance(text, Exception):
                 outcomes[file.relative] = ("skipped", f"unreadable: {text}")
@@ -208,6 +232,8 @@ class VaultService:
                 body, meta = vault_meta.split_block(text)
                 if meta.get("document") is True:  # a markdown document, exported as one
                     attachments.append((file, body.encode("utf-8"), _text(meta, "title")))
+                    if "links" in meta:
+                        document_links[file.relative] = meta["links"]
                     continue
                 stated = vault_meta.stated(body, meta)
             except InvalidInput as exc:
@@ -221,6 +247,8 @@ class VaultService:
         for file, data, title in attachments:
             try:
                 outcomes[file.relative] = (await self._import_attachment(principal, file, data, title, ids), None)
+                if file.relative in document_links:
+                    pending.append((file.relative, ids[file.relative], document_links[file.relative]))
             except (OSError, UnicodeDecodeError) as exc:
                 outcomes[file.relative] = ("skipped", f"unreadable: {exc}")
             except (InvalidInput, LimitExceeded, Conflict) as exc:

@@ -1,5 +1,6 @@
 """Export to an Obsidian vault: every note the caller sees (archived ones too) as a markdown file, every document as
-its file, typed links in each note's frontmatter (interop/vault_meta.py), names from interop/names.py made unique.
+its file, typed links in each note's and markdown document's frontmatter (interop/vault_meta.py; those of other
+files in the vault's `.vaultgraph/links.json`), names from interop/names.py made unique.
 
 A file that cannot be written (a name the file system refuses, a folder in its way, a document whose file is gone) is
 skipped and reported with why; the rest is written. A title no file name can carry (a NUL, a `:`) is kept in the
@@ -42,6 +43,10 @@ def _write_inside(root: Path, relative: str, data: bytes) -> None:
         raise ValueError("the name leads outside the export folder")
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_bytes(data)
+
+
+def _is_markdown(relative: str) -> bool:
+    return relative.lower().endswith(".md")
 
 
 def _why(exc: Exception) -> str:
@@ -112,21 +117,29 @@ class VaultExporter:
             files[item.id] = name
             if name != want:
                 report.renamed.append((want, name))
-        typed = await self._typed_links(principal, [item.id for item in items if isinstance(item, Note)])
+        typed = await self._typed_links(principal, [item.id for item in items])
+        unfenced: dict[str, list[dict[str, Any]]] = {}  # files with no frontmatter for their typed links
         for item in items:
             relative = files[item.id]
+            links = [link_entry(link, files) for link in typed.get(item.id, [])]
             try:
                 if isinstance(item, Note):
-                    links = [link_entry(link, files) for link in typed.get(item.id, [])]
                     text = vault_meta.add_block(item.body, note_meta(item, relative, links))
                     await asyncio.to_thread(_write_inside, root, relative, text.encode("utf-8"))
                     report.written.append(relative)
                 else:
-                    data = await self._document_file(principal, item, relative)
+                    data = await self._document_file(principal, item, relative, links)
                     await asyncio.to_thread(_write_inside, root, relative, data)
                     report.attachments.append(relative)
+                    if links and not _is_markdown(relative):
+                        unfenced[relative] = links
             except (OSError, ValueError) as exc:
                 report.skipped.append((relative, _why(exc)))
+        if unfenced:
+            try:
+                await asyncio.to_thread(_write_inside, root, vault_meta.LINKS_FILE, vault_meta.links_file(unfenced))
+            except (OSError, ValueError) as exc:
+                report.skipped.extend((relative, f"its typed links: {_why(exc)}") for relative in unfenced)
         return report
 
     async def _notes(self, principal: Principal) -> list[Note]:
@@ -149,22 +162,26 @@ class VaultExporter:
                 return documents
             after = page.items[-1][0]
 
-    async def _document_file(self, principal: Principal, document: Document, relative: str) -> bytes:
+    async def _document_file(self, principal: Principal, document: Document, relative: str,
+                             links: list[dict[str, Any]]) -> bytes:
         """The document's file; a markdown one gets `document: true` in its frontmatter, so import makes it a
-        document again rather than a note (and its title, when the file would not give it back)."""
+        document again rather than a note (and its title, when the file would not give it back, and its typed
+        links; another file's typed links go to the vault's links file)."""
         workspace = self.documents.workspace
         data = await workspace.read(workspace.file_for(principal.tenant_id, document.owner, document.path),
                                     MAX_FILE_BYTES)
-        if not relative.lower().endswith(".md"):
+        if not _is_markdown(relative):
             return data
         text = data.decode("utf-8")
         meta: dict[str, Any] = {"document": True}
         if document.title != title_from(document.path, text):
             meta["title"] = document.title
+        if links:
+            meta["links"] = links
         return vault_meta.add_block(text, meta).encode("utf-8")
 
     async def _typed_links(self, principal: Principal, note_ids: Sequence[str]) -> dict[str, list[Link]]:
-        """Each note's outgoing links that its body does not make (createLink, accepted suggestions…)."""
+        """Each item's outgoing links that its text does not make (createLink, accepted suggestions…)."""
         found: dict[str, list[Link]] = {}
         for start in range(0, len(note_ids), PAGE):
             todo: dict[str, str | None] = dict.fromkeys(note_ids[start : start + PAGE])

@@ -10,6 +10,7 @@ byte for byte; the key wins over the plain properties, which win over the defaul
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from datetime import date
@@ -137,3 +138,23 @@ def stated(body: str, meta: dict[str, Any]) -> Stated:
         slug=slug if isinstance(slug, str) and slug.strip() else None,
         archived=bool(archived) if "archived" in meta else None,
     )
+
+
+# The typed links of files that hold no frontmatter (an image, a CSV): one JSON file at the vault's root, in a hidden
+# folder Obsidian and the import's walk leave alone, {"version": 1, "links": {<vault path>: [<link entries>]}}.
+LINKS_FILE = f".{KEY}/links.json"
+
+
+def links_file(entries: dict[str, list[dict[str, Any]]]) -> bytes:
+    return json.dumps({"version": 1, "links": entries}, ensure_ascii=False, indent=1, sort_keys=True).encode("utf-8")
+
+
+def read_links_file(data: bytes) -> dict[str, object]:
+    """The vault path -> link entries of a links file; INVALID_INPUT naming the file when it is not one."""
+    try:
+        parsed = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InvalidInput(LINKS_FILE, f"not JSON: {exc}") from exc
+    if not isinstance(parsed, dict) or parsed.get("version") != 1 or not isinstance(parsed.get("links"), dict):
+        raise InvalidInput(LINKS_FILE, 'expected {"version": 1, "links": {<vault path>: [...]}}')
+    return {str(path): entries for path, entries in parsed["links"].items()}
