@@ -110,7 +110,7 @@ async def floor_backlinks(floor: Floor, slug: str) -> int:
     one auto-commit statement (graph/whole_reads.py, as services/whole_reads.py runs it)."""
     statement = whole_cypher.note_with_links_statement(True, [whole_cypher.LinkAsk(False, page=True, count=True)])
     links = whole_cypher.link_params(0, {"types": None, "ownerKeys": None, "afterTs": None, "afterId": None,
-                                         "limit": BACKLINKS + 1})
+                                         "beforeTs": None, "beforeId": None, "limit": BACKLINKS + 1})
     [record] = await floor.read_one(statement, slug=slug, ownerKeys=None, preferOwner="shared", **links)
     return min(len(record["c0_page"]), BACKLINKS)
 
@@ -156,8 +156,9 @@ async def floor_page(floor: Floor) -> int:
     statement = whole_cypher.notes_page_with_links_statement([whole_cypher.LinkAsk(False, page=False, count=True)])
     [record] = await floor.read_one(
         statement, ownerKeys=None, includeArchived=False, scope=None, kind=None, tag=None, pinned=None, afterTs=None,
-        afterId=None, limit=PAGE + 1, **whole_cypher.link_params(0, {"types": None, "ownerKeys": None, "afterTs": None,
-                                                                      "afterId": None, "limit": 21}))
+        afterId=None, beforeTs=None, beforeId=None, limit=PAGE + 1,
+        **whole_cypher.link_params(0, {"types": None, "ownerKeys": None, "afterTs": None, "afterId": None,
+                                       "beforeTs": None, "beforeId": None, "limit": 21}))
     return min(len(record["rows"]), PAGE)
 
 

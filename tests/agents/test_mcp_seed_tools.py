@@ -76,9 +76,9 @@ async def test_link_knowledge_makes_agent_edges_and_ghosts_and_canvas_shows_them
         typed = await call(alice, "link_knowledge", source=a["id"], type="depends_on", target=b["id"],
                            context="eviction is part of the design")
         assert (typed["type"], typed["toId"], typed["origin"], typed["createdByAgentId"]) == (
-            "DEPENDS_ON", b["id"], "agent", "alice")
+            "DEPENDS_ON", b["id"], "AGENT", "alice")
         ghost = await call(alice, "link_knowledge", source=a["id"], type="REFERENCES", ref="Cache Benchmarks")
-        assert (ghost["toId"], ghost["key"], ghost["origin"]) == (None, "cache-benchmarks", "agent")
+        assert (ghost["toId"], ghost["key"], ghost["origin"]) == (None, "cache-benchmarks", "AGENT")
         later = await call(alice, "write_note", title="Cache Benchmarks", body="p99 numbers.")
         canvas = await call(alice, "export_canvas", id=a["id"])
         assert {node["id"] for node in canvas["nodes"]} == {a["id"], b["id"], later["id"]}  # the ghost bound

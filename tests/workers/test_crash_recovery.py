@@ -73,7 +73,8 @@ async def progress(server: ServeProcess) -> dict[str, int]:
 async def stored_documents(graph: Graph, tenant: str) -> dict[str, Document]:
     """Every document of the tenant as Neo4j holds it now, by id."""
     params = {"tenant": tenant, "ownerKeys": None, "scope": None, "docType": None, "teamId": None, "agentId": None,
-              "category": None, "afterPath": None, "afterId": None, "limit": 10_000}
+              "category": None, "afterPath": None, "afterId": None, "beforePath": None, "beforeId": None,
+              "limit": 10_000}
     return {d.id: d for d in await graph.read(document_cypher.documents_page, **params)}
 
 
