@@ -1,8 +1,8 @@
 """Real JavaScript clients, driven by node, against the live server (issue 22, the client suite): graphql-ws over
 the WHATWG WebSocket a browser has (no headers: the tenant only in connection_init), Apollo Client 4 with its
-persisted-queries link (APQ) and normalized cache, and urql with graphcache (its normalized cache). The npm packages
-come from tests/clients/js/package-lock.json, installed by `make test` (`make clients-js`); node is required, as in
-CI."""
+persisted-queries link (APQ) and normalized cache, urql with graphcache (its normalized cache); and graphql-inspector
+validating the explorer's documents against schema.graphql. The npm packages come from
+tests/clients/js/package-lock.json, installed by `make test` (`make clients-js`); node is required, as in CI."""
 
 from __future__ import annotations
 
@@ -20,7 +20,8 @@ from tests.support.server import RunningServer
 pytestmark = [pytest.mark.api]
 
 JS = Path(__file__).resolve().parent / "js"
-SCHEMA = Path(__file__).resolve().parents[2] / "schema.graphql"
+ROOT = Path(__file__).resolve().parents[2]
+SCHEMA = ROOT / "schema.graphql"
 SPEC = "application/graphql-response+json"
 
 
@@ -100,3 +101,12 @@ async def test_urql_graphcache_normalizes_the_link_outgoing_and_backlinks_share(
     assert answer["entity"] == {"__typename": "Link", "id": outgoing["id"], "isGhost": False,
                                 "from": {"__typename": "Note", "id": answer["linkingId"]},
                                 "to": {"__typename": "Note", "id": answer["targetId"]}}
+
+
+async def test_graphql_inspector_validates_the_explorers_documents_against_the_schema() -> None:
+    answer = await _node("inspect_explorer_documents.mjs", str(SCHEMA), str(ROOT / "web" / "src"))
+    assert answer["errors"] == [] and answer["deprecated"] == []
+    # The static documents: queries.ts's, the boot probe and the upload. A lower bound, so a new one needs no edit
+    # here; the ones built at run time from the schema's capabilities are listed in answer["dynamic"], unchecked.
+    assert len(answer["checked"]) >= 10, answer
+    assert sum(where.startswith("src/queries.ts:") for where in answer["checked"]) >= 10, answer["checked"]
