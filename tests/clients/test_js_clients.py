@@ -85,7 +85,7 @@ async def test_urql_graphcache_normalizes_the_link_outgoing_and_backlinks_share(
     target_title, linking_title = f"Target {tenant}", f"Linking {tenant}"
     answer = await _node("urql_graphcache.mjs", f"{server.url}/graphql", tenant, str(SCHEMA), target_title,
                          linking_title)
-    assert answer["warnings"] == []  # graphcache found an id, or a `keys` entry, for every type it met
+    assert answer["warnings"] == []  # graphcache needed no `keys`: it found an id for every entity it stores
     target = {"__typename": "Note", "id": answer["targetId"], "title": target_title}
     linking = {"__typename": "Note", "id": answer["linkingId"], "title": linking_title}
     for read in (answer["network"], answer["cached"]):
