@@ -1,7 +1,8 @@
 """Real JavaScript clients, driven by node, against the live server (issue 22, the client suite): graphql-ws over
-the WHATWG WebSocket a browser has (no headers: the tenant only in connection_init), and Apollo Client 4 with its
-persisted-queries link (APQ) and normalized cache. The npm packages come from tests/clients/js/package-lock.json,
-installed by `make test` (`make clients-js`); node is required, as in CI."""
+the WHATWG WebSocket a browser has (no headers: the tenant only in connection_init), Apollo Client 4 with its
+persisted-queries link (APQ) and normalized cache, urql with graphcache (its normalized cache); and graphql-inspector
+validating the explorer's documents against schema.graphql. The npm packages come from
+tests/clients/js/package-lock.json, installed by `make test` (`make clients-js`); node is required, as in CI."""
 
 from __future__ import annotations
 
@@ -19,6 +20,8 @@ from tests.support.server import RunningServer
 pytestmark = [pytest.mark.api]
 
 JS = Path(__file__).resolve().parent / "js"
+ROOT = Path(__file__).resolve().parents[2]
+SCHEMA = ROOT / "schema.graphql"
 SPEC = "application/graphql-response+json"
 
 
@@ -71,3 +74,39 @@ async def test_apollo_client_4_with_automatic_persisted_queries(server: RunningS
     assert answer["registered"] == expected and answer["byHash"] == expected
     # The normalized cache holds each note once, whether reached as `to` or as `from`.
     assert answer["cachedNotes"] == sorted([f"Note:{plan['id']}", f"Note:{review_id}"])
+
+
+def _link_read(link: dict[str, Any]) -> tuple[Any, ...]:
+    return (link["id"], link["type"], link["ref"], link["isGhost"], link["from"], link["to"])
+
+
+async def test_urql_graphcache_normalizes_the_link_outgoing_and_backlinks_share(
+        server: RunningServer, tenant: str) -> None:
+    target_title, linking_title = f"Target {tenant}", f"Linking {tenant}"
+    answer = await _node("urql_graphcache.mjs", f"{server.url}/graphql", tenant, str(SCHEMA), target_title,
+                         linking_title)
+    assert answer["warnings"] == []  # graphcache needed no `keys`: it found an id for every entity it stores
+    target = {"__typename": "Note", "id": answer["targetId"], "title": target_title}
+    linking = {"__typename": "Note", "id": answer["linkingId"], "title": linking_title}
+    for read in (answer["network"], answer["cached"]):
+        [outgoing] = [edge["node"] for edge in read["outgoing"]["note"]["outgoing"]["edges"]]
+        [backlink] = [edge["node"] for edge in read["backlinks"]["note"]["backlinks"]["edges"]]
+        assert outgoing["id"].startswith("lnk_")
+        # One Link, resolved both ways: the same id, the target in `to` through backlinks too (issue 18).
+        assert _link_read(outgoing) == _link_read(backlink) == (
+            outgoing["id"], "WIKILINK", target_title, False, linking, target)
+    # The second reads came from graphcache alone, whole; and the Link record itself, looked up by id in the cache
+    # (a cache redirect, no request), holds the resolved target: one entity, written by both fields.
+    assert answer["cacheOutcomes"] == ["hit", "hit", "hit"]
+    assert answer["entity"] == {"__typename": "Link", "id": outgoing["id"], "isGhost": False,
+                                "from": {"__typename": "Note", "id": answer["linkingId"]},
+                                "to": {"__typename": "Note", "id": answer["targetId"]}}
+
+
+async def test_graphql_inspector_validates_the_explorers_documents_against_the_schema() -> None:
+    answer = await _node("inspect_explorer_documents.mjs", str(SCHEMA), str(ROOT / "web" / "src"))
+    assert answer["errors"] == [] and answer["deprecated"] == []
+    # The static documents: queries.ts's, the boot probe and the upload. A lower bound, so a new one needs no edit
+    # here; the ones built at run time from the schema's capabilities are listed in answer["dynamic"], unchecked.
+    assert len(answer["checked"]) >= 10, answer
+    assert sum(where.startswith("src/queries.ts:") for where in answer["checked"]) >= 10, answer["checked"]
