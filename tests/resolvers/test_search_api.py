@@ -30,10 +30,22 @@ query($q: String!) { searchReport(query: $q) {
 """
 
 
-async def _save(server: RunningServer, title: str, body: str) -> str:
-    data = await server.data(SAVE, {"input": {"title": title, "body": body}})
+ALICE = {"X-Vaultgraph-Agent": "alice"}  # development mode: an agent's principal, as test_scopes.py makes it
+BOB = {"X-Vaultgraph-Agent": "bob"}
+ALICES = {"scope": "PERSONAL", "agentId": "alice"}
+
+
+async def _save(server: RunningServer, title: str, body: str, owner: dict[str, str] | None = None,
+                headers: dict[str, str] | None = None) -> str:
+    data = await server.data(SAVE, {"input": {"title": title, "body": body, **(owner or {})}}, headers)
     assert data["saveNote"]["indexed"] is True
     return str(data["saveNote"]["note"]["id"])
+
+
+async def _hits(server: RunningServer, query: str, headers: dict[str, str] | None = None,
+                **variables: Any) -> list[dict[str, Any]]:
+    hits: list[dict[str, Any]] = (await server.data(SEARCH, {"q": query, **variables}, headers))["search"]
+    return hits
 
 
 async def test_hybrid_search_explains_each_hit(server: RunningServer) -> None:
@@ -50,6 +62,40 @@ async def test_hybrid_search_explains_each_hit(server: RunningServer) -> None:
     assert top["via"] == []
     rrf = (await server.data(SEARCH, {"q": "vector index tuning", "fusion": "RRF"}))["search"]
     assert rrf[0]["fusion"] == "RRF" and rrf[0]["score"] == pytest.approx(1.0)
+
+
+def _unboosted(hit: dict[str, Any]) -> float:
+    return float(0.4 * (hit["keywordScore"] or 0.0) + 0.6 * (hit["vectorScore"] or 0.0))
+
+
+async def test_the_callers_own_personal_items_score_1_2_times(server: RunningServer) -> None:
+    mine = await _save(server, "Heat pump service", "Clean the heat pump filter and check the refrigerant.",
+                       ALICES, ALICE)
+    shared = await _save(server, "Heat pump service", "Clean the heat pump filter and check the refrigerant level.")
+    hits = await _hits(server, "heat pump filter refrigerant", ALICE)
+    by_id = {hit["item"]["id"]: hit for hit in hits}
+    # Scores compare within one answer: the full-text statistics all tenants share move between two calls.
+    assert by_id[mine]["score"] == pytest.approx(1.2 * _unboosted(by_id[mine]))
+    assert by_id[shared]["score"] == pytest.approx(_unboosted(by_id[shared]))
+    assert [hit["item"]["id"] for hit in hits[:2]] == [mine, shared]
+    # A caller without a personal space (development mode's local user) gets no boost, even on alice's item.
+    for hit in await _hits(server, "heat pump filter refrigerant"):
+        assert hit["score"] == pytest.approx(_unboosted(hit))
+
+
+async def test_a_text_both_personal_and_shared_appears_once_as_the_callers_own(server: RunningServer) -> None:
+    title, body = "Boiler reset", "Hold the boiler reset button for ten seconds."
+    mine = await _save(server, title, body, ALICES, ALICE)
+    shared = await _save(server, title, body)
+    other = await _save(server, "Boiler pressure", "Top up the boiler pressure to 1.5 bar.")
+    alice = [hit["item"]["id"] for hit in await _hits(server, "boiler reset button", ALICE)]
+    assert alice.count(mine) == 1 and shared not in alice and other in alice
+    assert alice[0] == mine
+    # Bob cannot see alice's copy, so the shared one is his hit; the local user has no personal space: both.
+    bob = [hit["item"]["id"] for hit in await _hits(server, "boiler reset button", BOB)]
+    assert shared in bob and mine not in bob
+    everyone = [hit["item"]["id"] for hit in await _hits(server, "boiler reset button")]
+    assert {mine, shared, other} <= set(everyone)
 
 
 async def test_graph_mode_shows_the_path(server: RunningServer) -> None:

@@ -75,6 +75,13 @@ WITH node, 2 * similarity - 1 AS score
 """ + _VISIBLE
 
 
+# What GoClaw's merge rules need to know of a fused hit: whose it is and which text it holds (a document's
+# contentHash and a note's bodySha256 are both the SHA-256 of the text, so a note and a file of the same text match).
+ITEM_IDENTITIES = """
+MATCH (item:Item {tenantId: $tenant}) WHERE item.id IN $ids
+RETURN item.id AS id, item.ownerKey AS ownerKey, coalesce(item.contentHash, item.bodySha256) AS contentHash
+"""
+
 NOTES_LINKED_TO = """
 MATCH (n:Item {tenantId: $tenant, id: $id})-[r]-(m:Item {tenantId: $tenant})
 RETURN collect(DISTINCT m.id) AS ids
@@ -87,6 +94,12 @@ class RawHit:
     score: float
     chunk_text: str | None
     visible: bool
+
+
+@dataclass(frozen=True, slots=True)
+class ItemIdentity:
+    owner_key: str
+    content_hash: str | None  # None for a document not read yet
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,6 +154,11 @@ async def vector_hits(
 ) -> list[RawHit]:
     statement = _vector_statement(dimensions, scoped=where.scope is not None)
     return await _rows(tx, statement, vector=vector, limit=limit, **where.params())
+
+
+async def item_identities(tx: AsyncManagedTransaction, tenant: str, ids: list[str]) -> dict[str, ItemIdentity]:
+    result = await tx.run(ITEM_IDENTITIES, tenant=tenant, ids=ids)
+    return {r["id"]: ItemIdentity(r["ownerKey"], r["contentHash"]) async for r in result}
 
 
 async def linked_ids(tx: AsyncManagedTransaction, tenant: str, id: str) -> set[str]:

@@ -8,15 +8,22 @@ scores are cosine similarities, already in [0, 1] once negatives are floored. Th
   when only one channel has results, its weight is 1.0 (GoClaw's merge rules); or
 - RRF: reciprocal rank fusion, `Σ 1/(k + rank)` with k = 60, divided by its best possible value (rank 1 in every
   channel that returned something) so that scores, like weighted ones, lie in [0, 1] and `minScore` means the same.
+
+Then GoClaw's merge rules for a caller with a personal space (`personal_first`): the caller's own personal items
+score ×1.2 (so a boosted score may exceed 1), and a text found both in the caller's personal space and in a
+shared or team scope appears once, as the personal item.
 """
 
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+
+from vaultgraph.graph.search import ItemIdentity
 
 RRF_K = 60
+PERSONAL_BOOST = 1.2  # GoClaw's per-user boost
 
 
 class FusionMethod(enum.Enum):
@@ -82,7 +89,25 @@ def fuse(keyword: Sequence[ChannelHit], vector: Sequence[ChannelHit], method: Fu
     scores = _rrf(kw, vec, rrf_k) if rrf else _weighted(kw, vec, keyword_weight, vector_weight)
     fused = [Fused(item_id, score, kw.get(item_id), vec.get(item_id), passages.get(item_id))
              for item_id, score in scores.items()]
-    return sorted(fused, key=lambda f: (-f.score, _best_rank(f), f.item_id))
+    return ranked(fused)
+
+
+def personal_first(fused: Sequence[Fused], identities: Mapping[str, ItemIdentity], own_key: str,
+                   boost: float = PERSONAL_BOOST) -> list[Fused]:
+    """GoClaw's merge rules over a fused list: the caller's own personal items (owner key `own_key`) boosted,
+    and any other item holding the same text (content hash) as one of them dropped; best first again."""
+    own_texts = {identity.content_hash for item_id, identity in identities.items()
+                 if identity.owner_key == own_key and identity.content_hash is not None}
+    merged = []
+    for entry in fused:
+        identity = identities.get(entry.item_id)
+        if identity is None:  # deleted since the channel query: the item read drops it
+            merged.append(entry)
+        elif identity.owner_key == own_key:
+            merged.append(replace(entry, score=entry.score * boost))
+        elif identity.content_hash is None or identity.content_hash not in own_texts:
+            merged.append(entry)
+    return ranked(merged)
 
 
 def _weighted(kw: dict[str, ChannelScore], vec: dict[str, ChannelScore], wk: float, wv: float) -> dict[str, float]:
@@ -110,6 +135,11 @@ def _rrf(kw: dict[str, ChannelScore], vec: dict[str, ChannelScore], k: int) -> d
         for item_id, entry in channel.items():
             scores[item_id] = scores.get(item_id, 0.0) + 1.0 / (k + entry.rank)
     return {item_id: score / best for item_id, score in scores.items()}
+
+
+def ranked(fused: Iterable[Fused]) -> list[Fused]:
+    """Best first; ties by best channel rank, then id (deterministic)."""
+    return sorted(fused, key=lambda f: (-f.score, _best_rank(f), f.item_id))
 
 
 def _best_rank(fused: Fused) -> int:

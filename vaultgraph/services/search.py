@@ -18,7 +18,7 @@ from typing import TypeVar
 import structlog
 
 from vaultgraph.config import Settings
-from vaultgraph.domain import Direction, Item, Note, Principal, Scope
+from vaultgraph.domain import Direction, Item, Note, Owner, Principal, Scope
 from vaultgraph.errors import AppError, InvalidInput, Unavailable
 from vaultgraph.graph import items as item_cypher
 from vaultgraph.graph import links as link_cypher
@@ -27,7 +27,7 @@ from vaultgraph.graph.search import FULLTEXT_FIELDS, HitFilter, RawHit
 from vaultgraph.graph.session import Graph
 from vaultgraph.lru import Lru
 from vaultgraph.models.client import ModelClient
-from vaultgraph.services.fusion import ChannelHit, ChannelScore, FusionMethod, fuse, roll_up
+from vaultgraph.services.fusion import ChannelHit, ChannelScore, Fused, FusionMethod, fuse, personal_first, roll_up
 from vaultgraph.services.indexing import strip_frontmatter
 from vaultgraph.text.lucene import fallback_keywords, fulltext_query, query_terms
 from vaultgraph.text.snippets import Snippet, make_snippet
@@ -228,6 +228,7 @@ class SearchService:
             if use_vector else _nothing(None),
         )
         fused = fuse(keyword, vector, method, self.config.keyword_weight, self.config.vector_weight)
+        fused = await self._merge_rules(principal, fused)
         if request.min_score is not None:
             fused = [f for f in fused if f.score >= request.min_score]
         fused = fused[: request.limit]
@@ -247,6 +248,14 @@ class SearchService:
             vector=ChannelReport(ran=use_vector and skipped is None, hits=len(vector), skipped=skipped),
             terms=tuple(terms),
         )
+
+    async def _merge_rules(self, principal: Principal, fused: list[Fused]) -> list[Fused]:
+        """GoClaw's merge rules for a caller with a personal space (an agent): its own items ×1.2, and its
+        personal copy of a text instead of a shared or team one."""
+        if principal.agent_id is None or not fused:
+            return fused
+        identities = await self.graph.read(cypher.item_identities, principal.tenant_id, [f.item_id for f in fused])
+        return personal_first(fused, identities, Owner(Scope.PERSONAL, agent_id=principal.agent_id).key)
 
     async def _keyword(self, terms: list[str], where: HitFilter, want: int) -> tuple[list[ChannelHit], bool]:
         """Lucene first; when it finds nothing, the substring scan (the second value says it answered)."""
