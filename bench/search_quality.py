@@ -88,13 +88,15 @@ def load_dataset(root: Path) -> Dataset:
 
 
 def subset(data: Dataset, size: int, seed: int) -> list[str]:
-    """Every judged abstract, then a seeded sample of the rest; all of them when `size` is 0 or too large."""
-    if size <= 0 or size >= len(data.corpus):
-        return sorted(data.corpus)
+    """Every judged abstract, then a seeded sample of the rest; all of them when `size` is 0 or too large.
+
+    Always in that order, so a smaller subset is the start of a larger one (and of the full corpus): a load of the
+    full corpus that is cut short holds a subset, which `--tenant` with a smaller `--docs` can measure."""
     judged = sorted({doc for rels in data.qrels.values() for doc in rels})
     rest = sorted(set(data.corpus) - set(judged))
     random.Random(seed).shuffle(rest)
-    return judged + rest[: max(0, size - len(judged))]
+    ordered = judged + rest
+    return ordered if size <= 0 or size >= len(ordered) else ordered[:max(size, len(judged))]
 
 
 def ndcg_at_10(ranked: list[str], relevant: dict[str, int]) -> float:

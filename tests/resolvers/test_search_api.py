@@ -169,3 +169,42 @@ async def test_a_down_embedding_endpoint_answers_with_keywords_and_a_warning(
     assert warning["code"] == "UNAVAILABLE" and "vector search was skipped" in warning["message"]
     vector_only = await remote_server.graphql(SEARCH, {"q": "billing", "mode": "VECTOR"})
     assert vector_only["errors"][0]["extensions"]["code"] == "UNAVAILABLE"
+
+
+CREATE_DOC = "mutation($input: DocumentInput!) { createDocument(input: $input) { id category } }"
+BY_CATEGORY = {
+    "search": "search(query: $q, mode: KEYWORD, categories: $categories) { item { id } }",
+    "contextPack": "contextPack(query: $q, budgetTokens: 500, threshold: 0, categories: $categories) "
+                   "{ items { item { id } } }",
+}
+
+
+def _by_category(*fields: str) -> str:
+    return "query($q: String!, $categories: [String!]) { " + " ".join(BY_CATEGORY[f] for f in fields) + " }"
+
+
+async def test_search_and_context_pack_filter_by_taxonomy_category(server: RunningServer) -> None:
+    async def doc(path: str, title: str, category: str) -> str:
+        created = (await server.data(CREATE_DOC, {"input": {"path": path, "content": f"# {title}\n", "title": title,
+                                                            "category": category}}))["createDocument"]
+        assert created["category"] == category
+        return str(created["id"])
+
+    medical = await doc("insulin-dosing.md", "Insulin dosing", "Medical")
+    finance = await doc("insulin-market.md", "Insulin market shares", "Finance")
+    note = await _save(server, "Insulin notes", "Insulin pens in the fridge.")
+
+    async def found(categories: list[str] | None) -> tuple[set[str], set[str]]:
+        data = await server.data(_by_category("search", "contextPack"), {"q": "insulin", "categories": categories})
+        return ({hit["item"]["id"] for hit in data["search"]},
+                {entry["item"]["id"] for entry in data["contextPack"]["items"]})
+
+    assert await found(None) == ({medical, finance, note},) * 2
+    assert await found(["medical"]) == ({medical},) * 2  # the taxonomy's spelling, case-insensitive
+    assert await found(["Medical", "Finance"]) == ({medical, finance},) * 2
+    for field, bad in [("search", ["Astrology"]), ("contextPack", ["Medical", "astrology"])]:
+        body = await server.graphql(_by_category(field), {"q": "insulin", "categories": bad})
+        [error] = body["errors"]
+        assert (error["path"], error["extensions"]) == ([field], {"code": "INVALID_INPUT", "field": "categories"})
+        message = error["message"]
+        assert "'astrology'" in message.casefold() and "Medical" in message and "Technology" in message, message

@@ -34,6 +34,7 @@ WITH node, score, itemId, item,
           OR any(label IN labels(item) WHERE label IN coalesce($labels, []))
           OR coalesce(item.docType, item.kind) IN coalesce($kinds, []))
      AND ($tags IS NULL OR any(tag IN coalesce(item.tags, []) WHERE tag IN $tags))
+     AND ($categories IS NULL OR item.category IN $categories)
      AND NOT itemId IN $exclude AS visible
 RETURN itemId, score, CASE WHEN visible AND node:Chunk THEN node.text END AS chunkText, visible
 """
@@ -111,10 +112,11 @@ class HitFilter:
     kinds: list[str] | None = None
     tags: list[str] | None = None
     exclude: list[str] | None = None
+    categories: list[str] | None = None  # documents of these taxonomy categories (notes have none)
 
     def params(self) -> dict[str, Any]:
         return {"tenant": self.tenant, "ownerKeys": self.owner_keys, "scope": self.scope, "labels": self.labels,
-                "kinds": self.kinds, "tags": self.tags, "exclude": self.exclude or []}
+                "kinds": self.kinds, "tags": self.tags, "exclude": self.exclude or [], "categories": self.categories}
 
 
 # Which of these names a visible note kind or document type has in the tenant: a type filter naming none of them

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import uuid
 from collections.abc import Awaitable, Callable
@@ -19,7 +18,7 @@ from vaultgraph.graph import documents as cypher
 from vaultgraph.graph import workspace_sync as sync_cypher
 from vaultgraph.graph.session import Graph
 from vaultgraph.services.pagination import decode_cursor, encode_cursor, page_size
-from vaultgraph.services.taxonomy import TAXONOMY_FILE, load_taxonomy
+from vaultgraph.services.taxonomy import tenant_taxonomy
 from vaultgraph.services.wikilink_sync import sync_wikilinks
 from vaultgraph.text.resolve import document_name
 from vaultgraph.workspace import Workspace, check_document_path, check_key, normalize_path, sha256_hex
@@ -203,17 +202,11 @@ class DocumentService:
         return updated
 
     async def known_category(self, tenant_id: str, category: str | None) -> str | None:
-        """The taxonomy's spelling of `category` (case-insensitive); INVALID_INPUT listing the tenant's categories
-        when it names none of them (an unknown one would never match a filter nor the classifier's picks)."""
+        """The taxonomy's spelling of `category`; INVALID_INPUT listing the tenant's categories when it is unknown."""
         if category is None:
             return None
-        taxonomy = await asyncio.to_thread(load_taxonomy, self.workspace.root / check_key(tenant_id, "tenant"))
-        wanted = category.strip().casefold()
-        for known in taxonomy.ids:
-            if known.casefold() == wanted:
-                return known
-        raise InvalidInput("category", f"{category!r} is not a category of this workspace; use one of "
-                                       f"{', '.join(taxonomy.ids)} (or edit {TAXONOMY_FILE})")
+        [known] = (await tenant_taxonomy(self.workspace.root, tenant_id)).known([category], "category")
+        return known
 
     async def get_writable(self, principal: Principal, document_id: str) -> Document:
         document = await self.get(principal, document_id)

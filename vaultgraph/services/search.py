@@ -13,12 +13,13 @@ import asyncio
 import enum
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TypeVar
 
 import structlog
 
 from vaultgraph.config import Settings
-from vaultgraph.domain import Direction, Item, Note, Owner, Principal, Scope
+from vaultgraph.domain import Direction, Document, Item, Note, Owner, Principal, Scope
 from vaultgraph.errors import AppError, InvalidInput, Unavailable
 from vaultgraph.graph import items as item_cypher
 from vaultgraph.graph import links as link_cypher
@@ -29,6 +30,7 @@ from vaultgraph.lru import Lru
 from vaultgraph.models.client import ModelClient
 from vaultgraph.services.fusion import ChannelHit, ChannelScore, Fused, FusionMethod, fuse, personal_first, roll_up
 from vaultgraph.services.indexing import strip_frontmatter
+from vaultgraph.services.taxonomy import DEFAULT_TAXONOMY, tenant_taxonomy
 from vaultgraph.text.lucene import fallback_keywords, fulltext_query, query_terms
 from vaultgraph.text.snippets import Snippet, make_snippet
 from vaultgraph.workspace.formats import DOC_TYPES_BY_SUFFIX, FALLBACK_DOC_TYPE
@@ -76,6 +78,7 @@ class SearchRequest:
     min_score: float | None = None
     fusion: FusionMethod | None = None
     exclude_ids: Sequence[str] = ()
+    categories: Sequence[str] | None = None  # EverOS's category filter: documents of any of these categories
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,7 +176,8 @@ def validate(request: SearchRequest) -> None:
         raise InvalidInput("minScore", "between 0 and 1")
 
 
-def hit_filter(principal: Principal, request: SearchRequest) -> HitFilter:
+def hit_filter(principal: Principal, request: SearchRequest, categories: list[str] | None = None) -> HitFilter:
+    """The request's filters; `categories` as the taxonomy spells them (SearchService.check_categories)."""
     types = _clean_list(request.types, "types") or []
     labels = [ITEM_LABELS[t.casefold()] for t in types if t.casefold() in ITEM_LABELS]
     kinds = [t for t in types if t.casefold() not in ITEM_LABELS]
@@ -181,7 +185,7 @@ def hit_filter(principal: Principal, request: SearchRequest) -> HitFilter:
     return HitFilter(
         tenant=principal.tenant_id, owner_keys=principal.visible_owner_keys(),
         scope=request.scope.value if request.scope else None, labels=labels or None, kinds=kinds or None,
-        tags=tags or None, exclude=list(request.exclude_ids),
+        tags=tags or None, exclude=list(request.exclude_ids), categories=categories,
     )
 
 
@@ -197,9 +201,11 @@ async def deepen(fetch: Callable[[int], Awaitable[list[RawHit]]], want: int) -> 
 
 
 class SearchService:
-    def __init__(self, graph: Graph, models: ModelClient, config: SearchConfig | None = None) -> None:
+    def __init__(self, graph: Graph, models: ModelClient, config: SearchConfig | None = None,
+                 workspace_root: Path | None = None) -> None:
         self.graph = graph
         self.config = config or SearchConfig()
+        self.workspace_root = workspace_root  # where tenants' taxonomies live; None: the default taxonomy
         self.embeddings = QueryEmbeddings(models, self.config.cache_size)
 
     async def check_types(self, principal: Principal, where: HitFilter) -> None:
@@ -213,9 +219,19 @@ class SearchService:
             raise InvalidInput("types", f"unknown type {', '.join(map(repr, unknown))}: give Document, Note, a note "
                                         "kind (note, daily, meeting…) or a document type (markdown, json…) in use")
 
+    async def check_categories(self, principal: Principal, categories: Sequence[str] | None) -> list[str] | None:
+        """The taxonomy's spelling of each category filter value; INVALID_INPUT naming `categories` and listing the
+        tenant's categories when one is unknown. None (no filter) for none given."""
+        cleaned = _clean_list(categories, "categories")
+        if cleaned is None:
+            return None
+        taxonomy = DEFAULT_TAXONOMY if self.workspace_root is None else await tenant_taxonomy(
+            self.workspace_root, principal.tenant_id)
+        return taxonomy.known(cleaned, "categories")
+
     async def search(self, principal: Principal, request: SearchRequest) -> SearchResult:
         validate(request)
-        where = hit_filter(principal, request)
+        where = hit_filter(principal, request, await self.check_categories(principal, request.categories))
         await self.check_types(principal, where)
         terms = query_terms(request.query)
         want = request.limit * OVERFETCH
@@ -291,8 +307,8 @@ class SearchService:
     ) -> list[SearchHit]:
         """Graph mode: one hop both ways from the hits, at most GRAPH_EXTRA_MAX new items, each with its link.
 
-        The request's scope, type and tag filters apply to them; `minScore` does not (it chose the entry points,
-        and an item reached by a link is there as context, scored at half its entry point)."""
+        The request's scope, type, tag and category filters apply to them; `minScore` does not (it chose the entry
+        points, and an item reached by a link is there as context, scored at half its entry point)."""
         entries = {hit.item.id: hit for hit in hits}
         rows = await self.graph.read(
             link_cypher.bfs_level, Direction.BOTH, tenant=principal.tenant_id, frontier=list(entries),
@@ -315,7 +331,7 @@ class SearchService:
 
 
 def _passes(item: Item, where: HitFilter) -> bool:
-    """The request's scope, type and tag filters, applied to an item reached by a link."""
+    """The request's scope, type, tag and category filters, applied to an item reached by a link."""
     if where.exclude and item.id in where.exclude:
         return False
     if where.scope is not None and item.owner.scope.value != where.scope:
@@ -328,6 +344,10 @@ def _passes(item: Item, where: HitFilter) -> bool:
     if where.tags is not None:
         tags = item.tags if isinstance(item, Note) else ()
         if not set(tags) & set(where.tags):
+            return False
+    if where.categories is not None:
+        category = item.category if isinstance(item, Document) else None
+        if category not in where.categories:
             return False
     return True
 
