@@ -208,3 +208,37 @@ async def test_search_and_context_pack_filter_by_taxonomy_category(server: Runni
         assert (error["path"], error["extensions"]) == ([field], {"code": "INVALID_INPUT", "field": "categories"})
         message = error["message"]
         assert "'astrology'" in message.casefold() and "Medical" in message and "Technology" in message, message
+
+
+FLOOR_REPORT = """query($q: String!, $mode: SearchMode) { searchReport(query: $q, mode: $mode) {
+  vector { ran hits floor } keyword { hits } hits { item { id } score keywordScore vectorScore vector { raw } }
+} }"""
+CORPUS = [
+    ("Cat care", "Feed the cat twice a day and brush its coat every week."),
+    ("Sourdough starter", "Feed the starter with flour and water, then let it rise overnight."),
+    ("Heat pump service", "Clean the filter of the heat pump and check the refrigerant each autumn."),
+    ("Quarterly budget", "Operating costs rose by four percent; travel spending fell."),
+    ("Train timetable", "The coastal line runs every hour from platform four."),
+    ("Garden plan", "Plant tomatoes in May and water them in the evening."),
+]
+
+
+async def test_a_nonsense_query_finds_no_neighbours_only_genuine_keyword_hits(server: RunningServer) -> None:
+    ids = {title: await _save(server, title, body) for title, body in CORPUS}
+
+    async def report(query: str, mode: str) -> dict[str, Any]:
+        result: dict[str, Any] = (await server.data(FLOOR_REPORT, {"q": query, "mode": mode}))["searchReport"]
+        return result
+
+    nonsense = await report("qwzx blorf", "VECTOR")
+    assert nonsense["hits"] == [] and nonsense["vector"]["ran"] is True and nonsense["vector"]["hits"] == 0
+    assert (await report("qwzx blorf", "HYBRID"))["hits"] == []
+    # A genuine question still finds its note by meaning alone, above the floor the report gives.
+    genuine = await report("how should I look after my kitten", "VECTOR")
+    assert genuine["hits"][0]["item"]["id"] == ids["Cat care"]
+    assert 0 < genuine["vector"]["floor"] < genuine["hits"][0]["vector"]["raw"]
+    assert all(hit["vector"]["raw"] > genuine["vector"]["floor"] for hit in genuine["hits"])
+    # A word of the nonsense that a note holds is a genuine keyword hit, and the only hit.
+    blorf = await _save(server, "Blorf rollout", "The blorf service restarts nightly.")
+    hybrid = await report("qwzx blorf", "HYBRID")
+    assert [hit["item"]["id"] for hit in hybrid["hits"]] == [blorf] and hybrid["hits"][0]["keywordScore"] == 1.0

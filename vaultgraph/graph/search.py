@@ -83,6 +83,10 @@ MATCH (item:Item {tenantId: $tenant}) WHERE item.id IN $ids
 RETURN item.id AS id, item.ownerKey AS ownerKey, coalesce(item.contentHash, item.bodySha256) AS contentHash
 """
 
+# How many items the tenant holds: the number of chances an unrelated item has to look similar by luck
+# (services/similarity_floor.py). Served by the (tenantId, createdAt) index.
+ITEM_COUNT = "MATCH (n:Item {tenantId: $tenant}) WHERE n.deletedAt IS NULL RETURN count(n) AS items"
+
 NOTES_LINKED_TO = """
 MATCH (n:Item {tenantId: $tenant, id: $id})-[r]-(m:Item {tenantId: $tenant})
 RETURN collect(DISTINCT m.id) AS ids
@@ -161,6 +165,11 @@ async def vector_hits(
 async def item_identities(tx: AsyncManagedTransaction, tenant: str, ids: list[str]) -> dict[str, ItemIdentity]:
     result = await tx.run(ITEM_IDENTITIES, tenant=tenant, ids=ids)
     return {r["id"]: ItemIdentity(r["ownerKey"], r["contentHash"]) async for r in result}
+
+
+async def item_count(tx: AsyncManagedTransaction, tenant: str) -> int:
+    record = await (await tx.run(ITEM_COUNT, tenant=tenant)).single(strict=True)
+    return int(record["items"])
 
 
 async def linked_ids(tx: AsyncManagedTransaction, tenant: str, id: str) -> set[str]:

@@ -93,10 +93,14 @@ class SearchChannel:
     hits: int = strawberry.field(description="Items the channel found (before fusion and the page cut).")
     skipped: str | None = strawberry.field(description="Why the channel did not run, when it should have.")
     fallback: bool = strawberry.field(description="Keyword: Lucene found nothing; the substring scan answered.")
+    floor: float | None = strawberry.field(description=(
+        "Vector: the query's similarity floor (a cosine, -1 to 1): the channel brings in only items above it, as "
+        "no more like the query than unrelated text is below it. Null for the keyword channel or when not computed."))
 
     @classmethod
     def from_domain(cls, report: service.ChannelReport) -> SearchChannel:
-        return cls(ran=report.ran, hits=report.hits, skipped=report.skipped, fallback=report.fallback)
+        return cls(ran=report.ran, hits=report.hits, skipped=report.skipped, fallback=report.fallback,
+                   floor=report.floor)
 
 
 @strawberry.type(description="Search hits with what each channel did, e.g. a vector channel skipped, and why.")

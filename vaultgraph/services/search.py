@@ -30,6 +30,7 @@ from vaultgraph.lru import Lru
 from vaultgraph.models.client import ModelClient
 from vaultgraph.services.fusion import ChannelHit, ChannelScore, Fused, FusionMethod, fuse, personal_first, roll_up
 from vaultgraph.services.indexing import strip_frontmatter
+from vaultgraph.services.similarity_floor import Background, null_of
 from vaultgraph.services.taxonomy import DEFAULT_TAXONOMY, tenant_taxonomy
 from vaultgraph.text.lucene import fallback_keywords, fulltext_query, query_terms
 from vaultgraph.text.snippets import Snippet, make_snippet
@@ -113,6 +114,7 @@ class ChannelReport:
     hits: int = 0
     skipped: str | None = None  # why the channel did not run, when it should have
     fallback: bool = False  # keyword only: Lucene found nothing and the substring scan answered
+    floor: float | None = None  # vector only: the similarity floor of this query (services/similarity_floor.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,6 +209,7 @@ class SearchService:
         self.config = config or SearchConfig()
         self.workspace_root = workspace_root  # where tenants' taxonomies live; None: the default taxonomy
         self.embeddings = QueryEmbeddings(models, self.config.cache_size)
+        self.background = Background(models)
 
     async def check_types(self, principal: Principal, where: HitFilter) -> None:
         """INVALID_INPUT naming `types` for a type filter value that can never match: not Document or Note, not a
@@ -238,11 +241,12 @@ class SearchService:
         method = request.fusion or self.config.fusion
         use_keyword = request.mode is not SearchMode.VECTOR
         use_vector = request.mode is not SearchMode.KEYWORD
-        (keyword, fallback), (vector, skipped) = await asyncio.gather(
+        (keyword, fallback), (vector, skipped, floor) = await asyncio.gather(
             self._keyword(terms, where, want) if use_keyword else _nothing(False),
             self._vector(request.query.strip(), where, want, required=request.mode is SearchMode.VECTOR)
-            if use_vector else _nothing(None),
+            if use_vector else _no_vector(),
         )
+        vector = above_floor(vector, floor, {hit.item_id for hit in keyword})
         fused = fuse(keyword, vector, method, self.config.keyword_weight, self.config.vector_weight)
         fused = await self._merge_rules(principal, fused)
         if request.min_score is not None:
@@ -261,7 +265,7 @@ class SearchService:
         return SearchResult(
             hits=hits, mode=request.mode, fusion=method,
             keyword=ChannelReport(ran=use_keyword, hits=len(keyword), fallback=fallback),
-            vector=ChannelReport(ran=use_vector and skipped is None, hits=len(vector), skipped=skipped),
+            vector=ChannelReport(ran=use_vector and skipped is None, hits=len(vector), skipped=skipped, floor=floor),
             terms=tuple(terms),
         )
 
@@ -289,18 +293,30 @@ class SearchService:
 
     async def _vector(
         self, query: str, where: HitFilter, want: int, required: bool
-    ) -> tuple[list[ChannelHit], str | None]:
-        """The vector channel; when the embedding model fails, no hits and the reason (or UNAVAILABLE if alone)."""
+    ) -> tuple[list[ChannelHit], str | None, float | None]:
+        """The vector channel: its hits, why it was skipped (the embedding model failed; UNAVAILABLE instead when
+        it is the only channel), and the query's similarity floor (None when it could not be computed)."""
         try:
             vector = await self.embeddings.embed(query)
         except AppError as exc:
             if required:
                 raise Unavailable(f"vector search is unavailable: {exc.message}") from exc
             log.warning("vector channel skipped", error=exc.message[:300])
-            return [], exc.message
+            return [], exc.message, None
         dimensions = len(vector)
-        hits = await deepen(lambda n: self.graph.read(cypher.vector_hits, vector, dimensions, n, where), want)
-        return hits, None
+        (hits, floor) = await asyncio.gather(
+            deepen(lambda n: self.graph.read(cypher.vector_hits, vector, dimensions, n, where), want),
+            self._floor(vector, where.tenant),
+        )
+        return hits, None, floor
+
+    async def _floor(self, vector: list[float], tenant: str) -> float | None:
+        try:
+            background = await self.background.vectors()
+        except AppError as exc:  # the query was embedded, the sample not: no floor rather than no search
+            log.warning("similarity floor skipped", error=exc.message[:300])
+            return None
+        return null_of(vector, background).floor(await self.graph.read(cypher.item_count, tenant))
 
     async def _neighbours(
         self, principal: Principal, where: HitFilter, hits: list[SearchHit], terms: list[str]
@@ -352,5 +368,17 @@ def _passes(item: Item, where: HitFilter) -> bool:
     return True
 
 
+def above_floor(vector: list[ChannelHit], floor: float | None, keyword_ids: set[str]) -> list[ChannelHit]:
+    """The vector hits the channel may bring in: those above the floor. An item the keyword channel found keeps
+    its vector score even below it (the floor decides what the vector channel adds, not how a found item ranks)."""
+    if floor is None:
+        return vector
+    return [hit for hit in vector if hit.raw > floor or hit.item_id in keyword_ids]
+
+
 async def _nothing(note: T) -> tuple[list[ChannelHit], T]:
     return [], note
+
+
+async def _no_vector() -> tuple[list[ChannelHit], str | None, float | None]:
+    return [], None, None
