@@ -29,7 +29,7 @@ import random
 import sys
 import time
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -146,15 +146,19 @@ async def load(notes: NoteService, tenant: str, data: Dataset, ids: list[str], b
 
     Through the bulk save that `importVault` uses (`NoteService.save_many`, the save pipeline of `saveNote` with a
     batch of notes per transaction and per embedding call): the notes, chunks and vectors are those `saveNote`
-    makes, at several times its speed. A slug saved by an earlier, interrupted load is refused (CONFLICT) and
-    skipped, so the load resumes."""
+    makes, at several times its speed. A slug saved by an earlier, interrupted load is refused (CONFLICT, naming
+    the note) and saved again as that note: a no-op, or its indexing when the interruption came before it, so the
+    load resumes."""
     started = time.perf_counter()
     principal = Principal(tenant, sees_all_scopes=True)
     unindexed = 0
     for start in range(0, len(ids), batch):
         drafts = [NoteDraft(title=(data.corpus[doc_id]["title"] or doc_id)[:500], slug=f"scifact-{doc_id}",
                             body=data.corpus[doc_id]["text"]) for doc_id in ids[start:start + batch]]
-        for outcome in await notes.save_many(principal, drafts):
+        outcomes = await notes.save_many(principal, drafts)
+        again = [replace(draft, id=outcome.details["id"]) for draft, outcome in zip(drafts, outcomes, strict=True)
+                 if isinstance(outcome, AppError) and outcome.code == "CONFLICT"]
+        for outcome in [*outcomes, *(await notes.save_many(principal, again) if again else [])]:
             if isinstance(outcome, AppError):
                 if outcome.code != "CONFLICT":
                     raise outcome
@@ -200,7 +204,7 @@ async def run(args: argparse.Namespace) -> None:
           f"model: {model}; tenant {tenant}", flush=True)
     async with serve(settings) as (client, services):
         have = (await client.data(COUNT))["notes"]["totalCount"]
-        if have >= len(ids):
+        if have >= len(ids) and not args.resume:
             print(f"corpus already loaded in {tenant} ({have} notes): skipping the load")
         else:
             seconds, unindexed = await load(services.notes, tenant, data, ids, args.batch)
@@ -223,6 +227,8 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=7, help="seed of the distractor sample")
     parser.add_argument("--claims", type=int, default=0, help="evaluate only the first N claims (0: all 300)")
     parser.add_argument("--batch", type=int, default=50, help="notes per bulk save during the load")
+    parser.add_argument("--resume", action="store_true", help="load (or finish indexing) even if enough notes are "
+                                                               "there, e.g. after an interrupted load")
     parser.add_argument("--tenant", help="tenant to load into (default: named after corpus size and model)")
     parser.add_argument("--dataset", type=Path, default=DATASET, help="BEIR-format SciFact folder")
     args = parser.parse_args()

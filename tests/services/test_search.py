@@ -114,7 +114,9 @@ async def test_service_scores_are_the_fusion_of_its_channels(
         # BM25 scores move between two calls while other tests write (the suite runs in parallel).
         kw = [ChannelHit(h.item.id, h.keyword.raw) for h in hybrid.hits if h.keyword]
         vec = [ChannelHit(h.item.id, h.vector.raw) for h in hybrid.hits if h.vector]
-        expected = [(f.item_id, round(f.score, 9)) for f in fuse(kw, vec, method)][:20]
+        floor = hybrid.vector.floor
+        expected = [(f.item_id, round(f.score, 9)) for f in fuse(
+            kw, vec, method, normalisation=service.config.normalisation, vector_floor=floor)][:20]
         assert [(h.item.id, round(h.score, 9)) for h in hybrid.hits] == expected
         # Every item either channel found alone is a hit of the fused ranking, and no other.
         assert {h.item.id for h in hybrid.hits} == {h.item.id for h in keyword.hits} | {h.item.id for h in vector.hits}

@@ -28,7 +28,9 @@ Fusion: TypeAlias = FusionMethod
 
 @strawberry.type(description="How one channel scored a hit.")
 class ChannelScore:
-    score: float = strawberry.field(description="Normalised to 0-1: BM25 ÷ the channel's best, or the cosine.")
+    score: float = strawberry.field(description=(
+        "Normalised to 0-1; by default BM25 ÷ the channel's best, or the cosine from the query's similarity floor "
+        "(0) to the best hit's (1)."))
     raw: float = strawberry.field(description="As the channel gave it: BM25 for keyword, cosine for vector.")
     rank: int = strawberry.field(description="1-based position in that channel.")
 
@@ -53,9 +55,12 @@ class SearchVia:
 @strawberry.type(description="One search result and why it is there.")
 class SearchHit:
     item: Item
-    score: float = strawberry.field(description="The fused score, 0-1; what `minScore` compares against.")
+    score: float = strawberry.field(description=(
+        "The fused score, 0-1 (×1.2 for the caller's own personal items, so up to 1.2); what `minScore` compares "
+        "against."))
     keyword_score: float | None = strawberry.field(description="Normalised keyword score; null if not a keyword hit.")
-    vector_score: float | None = strawberry.field(description="Cosine similarity; null if not a vector hit.")
+    vector_score: float | None = strawberry.field(description=(
+        "Normalised vector score (`vector.raw` is the cosine); null if not a vector hit."))
     keyword_rank: int | None
     vector_rank: int | None
     keyword: ChannelScore | None

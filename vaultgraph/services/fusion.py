@@ -1,8 +1,13 @@
 """Fusing the keyword and vector channels into one ranking. Pure functions over channel hits.
 
 Each channel is first rolled up to items (a chunk hit counts for its item; the item keeps its best score and that
-chunk's text) and normalised to [0, 1]: keyword scores (BM25, unbounded) by the channel's best score, vector
-scores are cosine similarities, already in [0, 1] once negatives are floored. Then either
+chunk's text) and normalised to [0, 1] (`Normalisation`). By default (FLOOR) each channel runs from its natural
+zero to its best hit (1.0): keyword scores (BM25) ÷ the best, vector scores from the query's similarity floor
+(services/similarity_floor.py: what unrelated text scores, 0.0) to the best. Both channels then span the same range
+and the weights mean what they say whatever the model's cosine range (all-MiniLM's cosines crowd into 0.2-0.7, which
+gave the vector channel less than its 0.6 when taken as they are). The others, measured in bench/README.md:
+keyword ÷ best with cosines as they are (max-cosine, the first default), min-max over each channel's candidates
+(its worst candidate 0.0, degenerate for two or three candidates), Φ(z-score). Then either
 
 - WEIGHTED: `wk·keyword + wv·vector` (weights rescaled to sum to 1); an item found by both channels adds up, and
   when only one channel has results, its weight is 1.0 (GoClaw's merge rules); or
@@ -17,18 +22,30 @@ shared or team scope appears once, as the personal item.
 from __future__ import annotations
 
 import enum
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from statistics import NormalDist
 
 from vaultgraph.graph.search import ItemIdentity
 
 RRF_K = 60
 PERSONAL_BOOST = 1.2  # GoClaw's per-user boost
+_PHI = NormalDist()
 
 
 class FusionMethod(enum.Enum):
     WEIGHTED = "WEIGHTED"
     RRF = "RRF"
+
+
+class Normalisation(enum.Enum):
+    """How weighted fusion puts each channel's scores in [0, 1] (bench/README.md measures them)."""
+
+    FLOOR = "floor"  # keyword ÷ its best; vector from the query's similarity floor (0) to its best (1)
+    MAX_COSINE = "max-cosine"  # keyword ÷ the channel's best; cosines as they are
+    MIN_MAX = "min-max"  # each channel's candidates spread over [0, 1], worst to best
+    Z_SCORE = "z-score"  # each channel standardised over its candidates, then Φ(z) (the normal CDF)
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,11 +96,52 @@ def normalise_cosine(hits: Sequence[ChannelHit]) -> dict[str, ChannelScore]:
             for rank, hit in enumerate(hits, start=1)}
 
 
+def normalise_min_max(hits: Sequence[ChannelHit]) -> dict[str, ChannelScore]:
+    """The channel's best 1.0, its worst candidate 0.0 (all 1.0 when they tie)."""
+    top = max((hit.raw for hit in hits), default=0.0)
+    low = min((hit.raw for hit in hits), default=0.0)
+    spread = top - low
+    return {hit.item_id: ChannelScore((hit.raw - low) / spread if spread > 0 else 1.0, hit.raw, rank)
+            for rank, hit in enumerate(hits, start=1)}
+
+
+def normalise_z(hits: Sequence[ChannelHit]) -> dict[str, ChannelScore]:
+    """Φ((raw - mean) / std) over the channel's candidates: how far above its own crowd a hit stands."""
+    if not hits:
+        return {}
+    mean = sum(hit.raw for hit in hits) / len(hits)
+    std = math.sqrt(sum((hit.raw - mean) ** 2 for hit in hits) / len(hits))
+    return {hit.item_id: ChannelScore(_PHI.cdf((hit.raw - mean) / std) if std > 0 else 1.0, hit.raw, rank)
+            for rank, hit in enumerate(hits, start=1)}
+
+
+def normalise_from(hits: Sequence[ChannelHit], zero: float) -> dict[str, ChannelScore]:
+    """`zero` (what unrelated text scores: the similarity floor) → 0.0, the channel's best → 1.0; below zero 0.0."""
+    top = max((hit.raw for hit in hits), default=0.0)
+    spread = top - zero
+    return {hit.item_id: ChannelScore(max(0.0, (hit.raw - zero) / spread) if spread > 0 else 1.0, hit.raw, rank)
+            for rank, hit in enumerate(hits, start=1)}
+
+
+NORMALISERS = {
+    Normalisation.MAX_COSINE: (normalise_by_max, normalise_cosine),
+    Normalisation.MIN_MAX: (normalise_min_max, normalise_min_max),
+    Normalisation.Z_SCORE: (normalise_z, normalise_z),
+}
+
+
 def fuse(keyword: Sequence[ChannelHit], vector: Sequence[ChannelHit], method: FusionMethod,
-         keyword_weight: float = 0.4, vector_weight: float = 0.6, rrf_k: int = RRF_K) -> list[Fused]:
-    """Both channels (best first) → one list, best first; ties by best channel rank, then id (deterministic)."""
-    kw = normalise_by_max(keyword)
-    vec = normalise_cosine(vector)
+         keyword_weight: float = 0.4, vector_weight: float = 0.6, rrf_k: int = RRF_K,
+         normalisation: Normalisation = Normalisation.MAX_COSINE, vector_floor: float | None = None) -> list[Fused]:
+    """Both channels (best first) → one list, best first; ties by best channel rank, then id (deterministic).
+    `vector_floor`: the query's similarity floor, the zero of the vector channel under Normalisation.FLOOR."""
+    if normalisation is Normalisation.FLOOR:
+        kw = normalise_by_max(keyword)
+        vec = normalise_from(vector, max(0.0, vector_floor or 0.0))
+    else:
+        keyword_scores, vector_scores = NORMALISERS[normalisation]
+        kw = keyword_scores(keyword)
+        vec = vector_scores(vector)
     passages = {hit.item_id: hit.passage for hit in vector} | {h.item_id: h.passage for h in keyword if h.passage}
     rrf = method is FusionMethod.RRF
     scores = _rrf(kw, vec, rrf_k) if rrf else _weighted(kw, vec, keyword_weight, vector_weight)

@@ -28,7 +28,16 @@ from vaultgraph.graph.search import FULLTEXT_FIELDS, HitFilter, RawHit
 from vaultgraph.graph.session import Graph
 from vaultgraph.lru import Lru
 from vaultgraph.models.client import ModelClient
-from vaultgraph.services.fusion import ChannelHit, ChannelScore, Fused, FusionMethod, fuse, personal_first, roll_up
+from vaultgraph.services.fusion import (
+    ChannelHit,
+    ChannelScore,
+    Fused,
+    FusionMethod,
+    Normalisation,
+    fuse,
+    personal_first,
+    roll_up,
+)
 from vaultgraph.services.indexing import strip_frontmatter
 from vaultgraph.services.similarity_floor import Background, null_of
 from vaultgraph.services.taxonomy import DEFAULT_TAXONOMY, tenant_taxonomy
@@ -63,6 +72,7 @@ class SearchMode(enum.Enum):
 @dataclass(frozen=True, slots=True)
 class SearchConfig:
     fusion: FusionMethod = FusionMethod.WEIGHTED
+    normalisation: Normalisation = Normalisation.FLOOR
     keyword_weight: float = 0.4
     vector_weight: float = 0.6
     cache_size: int = 256
@@ -129,7 +139,8 @@ class SearchResult:
 
 def search_config(settings: Settings) -> SearchConfig:
     return SearchConfig(
-        fusion=FusionMethod(settings.search_fusion.upper()), keyword_weight=settings.search_keyword_weight,
+        fusion=FusionMethod(settings.search_fusion.upper()), normalisation=Normalisation(settings.search_normalisation),
+        keyword_weight=settings.search_keyword_weight,
         vector_weight=settings.search_vector_weight, cache_size=settings.search_query_cache,
     )
 
@@ -247,7 +258,8 @@ class SearchService:
             if use_vector else _no_vector(),
         )
         vector = above_floor(vector, floor, {hit.item_id for hit in keyword})
-        fused = fuse(keyword, vector, method, self.config.keyword_weight, self.config.vector_weight)
+        fused = fuse(keyword, vector, method, self.config.keyword_weight, self.config.vector_weight,
+                     normalisation=self.config.normalisation, vector_floor=floor)
         fused = await self._merge_rules(principal, fused)
         if request.min_score is not None:
             fused = [f for f in fused if f.score >= request.min_score]
