@@ -382,7 +382,8 @@ def _passes(item: Item, where: HitFilter) -> bool:
 
 def above_floor(vector: list[ChannelHit], floor: float | None, keyword_ids: set[str]) -> list[ChannelHit]:
     """The vector hits the channel may bring in: those above the floor. An item the keyword channel found keeps
-    its vector score even below it (the floor decides what the vector channel adds, not how a found item ranks)."""
+    its vector hit even below it: the floor decides what the vector channel adds (under the default normalisation
+    such a hit scores 0 on the vector side; under the others its cosine still counts)."""
     if floor is None:
         return vector
     return [hit for hit in vector if hit.raw > floor or hit.item_id in keyword_ids]
