@@ -78,7 +78,7 @@ def build_services(settings: Settings, graph: Graph, models: ModelClient, bus: E
     enrichment = EnrichmentService(graph, bus, settings.event_queue_size)
     documents = DocumentService(graph, workspace, settings.page_size_max, on_created=enrichment.enqueue,
                                 on_changed=enrichment.enqueue)
-    search = SearchService(graph, models, search_config(settings))
+    search = SearchService(graph, models, search_config(settings), workspace.root)
     fuzzy = FuzzyResolver(graph, search, models)
     indexer = Indexer(graph, models, chunking_policy(settings))
     notes = NoteService(graph, settings.page_size_max, indexer=save_hook(indexer, fuzzy))

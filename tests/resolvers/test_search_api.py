@@ -30,10 +30,22 @@ query($q: String!) { searchReport(query: $q) {
 """
 
 
-async def _save(server: RunningServer, title: str, body: str) -> str:
-    data = await server.data(SAVE, {"input": {"title": title, "body": body}})
+ALICE = {"X-Vaultgraph-Agent": "alice"}  # development mode: an agent's principal, as test_scopes.py makes it
+BOB = {"X-Vaultgraph-Agent": "bob"}
+ALICES = {"scope": "PERSONAL", "agentId": "alice"}
+
+
+async def _save(server: RunningServer, title: str, body: str, owner: dict[str, str] | None = None,
+                headers: dict[str, str] | None = None) -> str:
+    data = await server.data(SAVE, {"input": {"title": title, "body": body, **(owner or {})}}, headers)
     assert data["saveNote"]["indexed"] is True
     return str(data["saveNote"]["note"]["id"])
+
+
+async def _hits(server: RunningServer, query: str, headers: dict[str, str] | None = None,
+                **variables: Any) -> list[dict[str, Any]]:
+    hits: list[dict[str, Any]] = (await server.data(SEARCH, {"q": query, **variables}, headers))["search"]
+    return hits
 
 
 async def test_hybrid_search_explains_each_hit(server: RunningServer) -> None:
@@ -43,13 +55,47 @@ async def test_hybrid_search_explains_each_hit(server: RunningServer) -> None:
     top = hits[0]
     assert top["item"] == {"id": both, "title": "Tuning the vector index"}
     assert top["fusion"] == "WEIGHTED" and top["keywordRank"] == 1 and top["vectorRank"] == 1
-    assert top["keywordScore"] == 1.0 and 0 < top["vectorScore"] <= 1
-    assert top["score"] == pytest.approx(0.4 * top["keywordScore"] + 0.6 * top["vectorScore"])
-    assert top["keyword"]["raw"] > 0 and top["vector"]["raw"] == pytest.approx(top["vectorScore"])
+    # The default normalisation: each channel's best scores 1.0, whatever its raw score.
+    assert top["keywordScore"] == 1.0 and top["vectorScore"] == 1.0 and top["score"] == pytest.approx(1.0)
+    assert top["keyword"]["raw"] > 0 and 0 < top["vector"]["raw"] <= 1
     assert "**vector** **index**" in top["snippet"] and set(top["matchedTerms"]) >= {"vector", "index"}
     assert top["via"] == []
     rrf = (await server.data(SEARCH, {"q": "vector index tuning", "fusion": "RRF"}))["search"]
     assert rrf[0]["fusion"] == "RRF" and rrf[0]["score"] == pytest.approx(1.0)
+
+
+def _unboosted(hit: dict[str, Any]) -> float:
+    return float(0.4 * (hit["keywordScore"] or 0.0) + 0.6 * (hit["vectorScore"] or 0.0))
+
+
+async def test_the_callers_own_personal_items_score_1_2_times(server: RunningServer) -> None:
+    mine = await _save(server, "Heat pump service", "Clean the heat pump filter and check the refrigerant.",
+                       ALICES, ALICE)
+    shared = await _save(server, "Heat pump service", "Clean the heat pump filter and check the refrigerant level.")
+    hits = await _hits(server, "heat pump filter refrigerant", ALICE)
+    by_id = {hit["item"]["id"]: hit for hit in hits}
+    # Scores compare within one answer: the full-text statistics all tenants share move between two calls.
+    assert by_id[mine]["score"] == pytest.approx(1.2 * _unboosted(by_id[mine]))
+    assert by_id[shared]["score"] == pytest.approx(_unboosted(by_id[shared]))
+    assert [hit["item"]["id"] for hit in hits[:2]] == [mine, shared]
+    # A caller without a personal space (development mode's local user) gets no boost, even on alice's item.
+    for hit in await _hits(server, "heat pump filter refrigerant"):
+        assert hit["score"] == pytest.approx(_unboosted(hit))
+
+
+async def test_a_text_both_personal_and_shared_appears_once_as_the_callers_own(server: RunningServer) -> None:
+    title, body = "Boiler reset", "Hold the boiler reset button for ten seconds."
+    mine = await _save(server, title, body, ALICES, ALICE)
+    shared = await _save(server, title, body)
+    other = await _save(server, "Boiler pressure", "Top up the boiler pressure to 1.5 bar.")
+    alice = [hit["item"]["id"] for hit in await _hits(server, "boiler reset button", ALICE)]
+    assert alice.count(mine) == 1 and shared not in alice and other in alice
+    assert alice[0] == mine
+    # Bob cannot see alice's copy, so the shared one is his hit; the local user has no personal space: both.
+    bob = [hit["item"]["id"] for hit in await _hits(server, "boiler reset button", BOB)]
+    assert shared in bob and mine not in bob
+    everyone = [hit["item"]["id"] for hit in await _hits(server, "boiler reset button")]
+    assert {mine, shared, other} <= set(everyone)
 
 
 async def test_graph_mode_shows_the_path(server: RunningServer) -> None:
@@ -123,3 +169,76 @@ async def test_a_down_embedding_endpoint_answers_with_keywords_and_a_warning(
     assert warning["code"] == "UNAVAILABLE" and "vector search was skipped" in warning["message"]
     vector_only = await remote_server.graphql(SEARCH, {"q": "billing", "mode": "VECTOR"})
     assert vector_only["errors"][0]["extensions"]["code"] == "UNAVAILABLE"
+
+
+CREATE_DOC = "mutation($input: DocumentInput!) { createDocument(input: $input) { id category } }"
+BY_CATEGORY = {
+    "search": "search(query: $q, mode: KEYWORD, categories: $categories) { item { id } }",
+    "contextPack": "contextPack(query: $q, budgetTokens: 500, threshold: 0, categories: $categories) "
+                   "{ items { item { id } } }",
+}
+
+
+def _by_category(*fields: str) -> str:
+    return "query($q: String!, $categories: [String!]) { " + " ".join(BY_CATEGORY[f] for f in fields) + " }"
+
+
+async def test_search_and_context_pack_filter_by_taxonomy_category(server: RunningServer) -> None:
+    async def doc(path: str, title: str, category: str) -> str:
+        created = (await server.data(CREATE_DOC, {"input": {"path": path, "content": f"# {title}\n", "title": title,
+                                                            "category": category}}))["createDocument"]
+        assert created["category"] == category
+        return str(created["id"])
+
+    medical = await doc("insulin-dosing.md", "Insulin dosing", "Medical")
+    finance = await doc("insulin-market.md", "Insulin market shares", "Finance")
+    note = await _save(server, "Insulin notes", "Insulin pens in the fridge.")
+
+    async def found(categories: list[str] | None) -> tuple[set[str], set[str]]:
+        data = await server.data(_by_category("search", "contextPack"), {"q": "insulin", "categories": categories})
+        return ({hit["item"]["id"] for hit in data["search"]},
+                {entry["item"]["id"] for entry in data["contextPack"]["items"]})
+
+    assert await found(None) == ({medical, finance, note},) * 2
+    assert await found(["medical"]) == ({medical},) * 2  # the taxonomy's spelling, case-insensitive
+    assert await found(["Medical", "Finance"]) == ({medical, finance},) * 2
+    for field, bad in [("search", ["Astrology"]), ("contextPack", ["Medical", "astrology"])]:
+        body = await server.graphql(_by_category(field), {"q": "insulin", "categories": bad})
+        [error] = body["errors"]
+        assert (error["path"], error["extensions"]) == ([field], {"code": "INVALID_INPUT", "field": "categories"})
+        message = error["message"]
+        assert "'astrology'" in message.casefold() and "Medical" in message and "Technology" in message, message
+
+
+FLOOR_REPORT = """query($q: String!, $mode: SearchMode) { searchReport(query: $q, mode: $mode) {
+  vector { ran hits floor } keyword { hits } hits { item { id } score keywordScore vectorScore vector { raw } }
+} }"""
+CORPUS = [
+    ("Cat care", "Feed the cat twice a day and brush its coat every week."),
+    ("Sourdough starter", "Feed the starter with flour and water, then let it rise overnight."),
+    ("Heat pump service", "Clean the filter of the heat pump and check the refrigerant each autumn."),
+    ("Quarterly budget", "Operating costs rose by four percent; travel spending fell."),
+    ("Train timetable", "The coastal line runs every hour from platform four."),
+    ("Garden plan", "Plant tomatoes in May and water them in the evening."),
+]
+
+
+async def test_a_nonsense_query_finds_no_neighbours_only_genuine_keyword_hits(server: RunningServer) -> None:
+    ids = {title: await _save(server, title, body) for title, body in CORPUS}
+
+    async def report(query: str, mode: str) -> dict[str, Any]:
+        result: dict[str, Any] = (await server.data(FLOOR_REPORT, {"q": query, "mode": mode}))["searchReport"]
+        return result
+
+    nonsense = await report("qwzx blorf", "VECTOR")
+    assert nonsense["hits"] == [] and nonsense["vector"]["ran"] is True and nonsense["vector"]["hits"] == 0
+    assert (await report("qwzx blorf", "HYBRID"))["hits"] == []
+    # A genuine question still finds its note by meaning alone, above the floor the report gives.
+    genuine = await report("how should I look after my kitten", "VECTOR")
+    assert genuine["hits"][0]["item"]["id"] == ids["Cat care"]
+    assert 0 < genuine["vector"]["floor"] < genuine["hits"][0]["vector"]["raw"]
+    assert all(hit["vector"]["raw"] > genuine["vector"]["floor"] for hit in genuine["hits"])
+    # A word of the nonsense that a note holds is a genuine keyword hit, and the only hit.
+    blorf = await _save(server, "Blorf rollout", "The blorf service restarts nightly.")
+    hybrid = await report("qwzx blorf", "HYBRID")
+    assert [hit["item"]["id"] for hit in hybrid["hits"]] == [blorf] and hybrid["hits"][0]["keywordScore"] == 1.0

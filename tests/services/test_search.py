@@ -114,7 +114,9 @@ async def test_service_scores_are_the_fusion_of_its_channels(
         # BM25 scores move between two calls while other tests write (the suite runs in parallel).
         kw = [ChannelHit(h.item.id, h.keyword.raw) for h in hybrid.hits if h.keyword]
         vec = [ChannelHit(h.item.id, h.vector.raw) for h in hybrid.hits if h.vector]
-        expected = [(f.item_id, round(f.score, 9)) for f in fuse(kw, vec, method)][:20]
+        floor = hybrid.vector.floor
+        expected = [(f.item_id, round(f.score, 9)) for f in fuse(
+            kw, vec, method, normalisation=service.config.normalisation, vector_floor=floor)][:20]
         assert [(h.item.id, round(h.score, 9)) for h in hybrid.hits] == expected
         # Every item either channel found alone is a hit of the fused ranking, and no other.
         assert {h.item.id for h in hybrid.hits} == {h.item.id for h in keyword.hits} | {h.item.id for h in vector.hits}
@@ -256,7 +258,8 @@ async def test_repeated_queries_are_embedded_once(
         service = SearchService(graph, remote, SearchConfig(cache_size=8))
         for _ in range(3):
             await _search(service, principal, "the same question", mode=SearchMode.VECTOR)
-        assert embedding_server.count("embeddings") == 1
+        # The query once, and the similarity floor's background sample once (per model, services/similarity_floor.py)
+        assert embedding_server.count("embeddings") == 2
     finally:
         await remote.aclose()
 

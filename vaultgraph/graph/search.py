@@ -34,6 +34,7 @@ WITH node, score, itemId, item,
           OR any(label IN labels(item) WHERE label IN coalesce($labels, []))
           OR coalesce(item.docType, item.kind) IN coalesce($kinds, []))
      AND ($tags IS NULL OR any(tag IN coalesce(item.tags, []) WHERE tag IN $tags))
+     AND ($categories IS NULL OR item.category IN $categories)
      AND NOT itemId IN $exclude AS visible
 RETURN itemId, score, CASE WHEN visible AND node:Chunk THEN node.text END AS chunkText, visible
 """
@@ -75,6 +76,17 @@ WITH node, 2 * similarity - 1 AS score
 """ + _VISIBLE
 
 
+# What GoClaw's merge rules need to know of a fused hit: whose it is and which text it holds (a document's
+# contentHash and a note's bodySha256 are both the SHA-256 of the text, so a note and a file of the same text match).
+ITEM_IDENTITIES = """
+MATCH (item:Item {tenantId: $tenant}) WHERE item.id IN $ids
+RETURN item.id AS id, item.ownerKey AS ownerKey, coalesce(item.contentHash, item.bodySha256) AS contentHash
+"""
+
+# How many items the tenant holds: the number of chances an unrelated item has to look similar by luck
+# (services/similarity_floor.py). Served by the (tenantId, createdAt) index.
+ITEM_COUNT = "MATCH (n:Item {tenantId: $tenant}) WHERE n.deletedAt IS NULL RETURN count(n) AS items"
+
 NOTES_LINKED_TO = """
 MATCH (n:Item {tenantId: $tenant, id: $id})-[r]-(m:Item {tenantId: $tenant})
 RETURN collect(DISTINCT m.id) AS ids
@@ -90,6 +102,12 @@ class RawHit:
 
 
 @dataclass(frozen=True, slots=True)
+class ItemIdentity:
+    owner_key: str
+    content_hash: str | None  # None for a document not read yet
+
+
+@dataclass(frozen=True, slots=True)
 class HitFilter:
     tenant: str
     owner_keys: list[str] | None
@@ -98,10 +116,11 @@ class HitFilter:
     kinds: list[str] | None = None
     tags: list[str] | None = None
     exclude: list[str] | None = None
+    categories: list[str] | None = None  # documents of these taxonomy categories (notes have none)
 
     def params(self) -> dict[str, Any]:
         return {"tenant": self.tenant, "ownerKeys": self.owner_keys, "scope": self.scope, "labels": self.labels,
-                "kinds": self.kinds, "tags": self.tags, "exclude": self.exclude or []}
+                "kinds": self.kinds, "tags": self.tags, "exclude": self.exclude or [], "categories": self.categories}
 
 
 # Which of these names a visible note kind or document type has in the tenant: a type filter naming none of them
@@ -141,6 +160,16 @@ async def vector_hits(
 ) -> list[RawHit]:
     statement = _vector_statement(dimensions, scoped=where.scope is not None)
     return await _rows(tx, statement, vector=vector, limit=limit, **where.params())
+
+
+async def item_identities(tx: AsyncManagedTransaction, tenant: str, ids: list[str]) -> dict[str, ItemIdentity]:
+    result = await tx.run(ITEM_IDENTITIES, tenant=tenant, ids=ids)
+    return {r["id"]: ItemIdentity(r["ownerKey"], r["contentHash"]) async for r in result}
+
+
+async def item_count(tx: AsyncManagedTransaction, tenant: str) -> int:
+    record = await (await tx.run(ITEM_COUNT, tenant=tenant)).single(strict=True)
+    return int(record["items"])
 
 
 async def linked_ids(tx: AsyncManagedTransaction, tenant: str, id: str) -> set[str]:

@@ -6,6 +6,7 @@ from typing import Annotated
 
 import strawberry
 
+from vaultgraph.resolvers.search import CategoriesArg
 from vaultgraph.schema.arguments import ItemTypes, ScopeFilter
 from vaultgraph.schema.context import Info
 from vaultgraph.schema.context_pack_types import ContextPack
@@ -21,10 +22,11 @@ async def context_pack(
     threshold: Annotated[float, strawberry.argument(
         description="Minimum relevance (fused score, 0-1) of an entry item.")] = DEFAULT_THRESHOLD,
     max_items: Annotated[int, strawberry.argument(description="Entry items (search hits), 1-20.")] = DEFAULT_MAX_ITEMS,
+    categories: CategoriesArg = None,
 ) -> ContextPack:
     """Hybrid hits above `threshold` with their one-hop neighbours, whole sentences only, within `budgetTokens`;
     `omitted` lists what qualified and did not fit. INVALID_INPUT for a budget or `maxItems` out of range."""
     ctx = info.context
     service = ctx.services.context_pack
-    pack = await service.pack(ctx.principal, query, budget_tokens, scope, types, threshold, max_items)
+    pack = await service.pack(ctx.principal, query, budget_tokens, scope, types, threshold, max_items, categories)
     return ContextPack.from_domain(pack, service.counter.count(pack.text))

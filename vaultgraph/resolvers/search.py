@@ -16,17 +16,20 @@ QueryArg = Annotated[str, strawberry.argument(description="Words or a question, 
 TagsArg = Annotated[list[str] | None, strawberry.argument(description="Notes carrying any of these tags (at most 50).")]
 LimitArg = Annotated[int, strawberry.argument(description="Hits to return, 1-100 (graph mode adds up to 25).")]
 MinScoreArg = Annotated[float | None, strawberry.argument(description="Drop hits whose fused score is below (0-1).")]
+CategoriesArg = Annotated[list[str] | None, strawberry.argument(
+    description="Documents of any of these taxonomy categories (case-insensitive; notes have none); an unknown "
+                "one is INVALID_INPUT listing the known ones. At most 50.")]
 FusionArg = Annotated[Fusion | None, strawberry.argument(description="Fusion for this query; the server's default.")]
 ModeArg = Annotated[SearchMode, strawberry.argument(description="Which channels run.")]
 
 
 async def _run(
     info: Info, query: str, mode: SearchMode, scope: Scope | None, types: list[str] | None, tags: list[str] | None,
-    limit: int, min_score: float | None, fusion: Fusion | None,
+    limit: int, min_score: float | None, fusion: Fusion | None, categories: list[str] | None,
 ) -> SearchResult:
     ctx = info.context
     request = SearchRequest(query=query, mode=mode, scope=scope, types=types, tags=tags, limit=limit,
-                            min_score=min_score, fusion=fusion)
+                            min_score=min_score, fusion=fusion, categories=categories)
     result = await ctx.services.search.search(ctx.principal, request)
     if result.vector.skipped:
         ctx.warn("UNAVAILABLE", f"vector search was skipped; keyword results only: {result.vector.skipped}")
@@ -36,19 +39,20 @@ async def _run(
 async def search(
     info: Info, query: QueryArg, mode: ModeArg = SearchMode.HYBRID,
     scope: ScopeFilter = None, types: ItemTypes = None, tags: TagsArg = None, limit: LimitArg = 10,
-    min_score: MinScoreArg = None, fusion: FusionArg = None,
+    min_score: MinScoreArg = None, fusion: FusionArg = None, categories: CategoriesArg = None,
 ) -> list[SearchHit]:
     """Hybrid search by default, best first; each hit carries its scores, ranks, fusion, snippet and (graph mode)
     path. When the embedding model is down, keyword hits come back with an `UNAVAILABLE` warning in `extensions`.
-    INVALID_INPUT for an empty or over-long query, or a bound outside its range."""
-    result = await _run(info, query, mode, scope, types, tags, limit, min_score, fusion)
+    INVALID_INPUT for an empty or over-long query, a bound outside its range, or an unknown category."""
+    result = await _run(info, query, mode, scope, types, tags, limit, min_score, fusion, categories)
     return [SearchHit.from_domain(hit) for hit in result.hits]
 
 
 async def search_report(
     info: Info, query: QueryArg, mode: ModeArg = SearchMode.HYBRID,
     scope: ScopeFilter = None, types: ItemTypes = None, tags: TagsArg = None, limit: LimitArg = 10,
-    min_score: MinScoreArg = None, fusion: FusionArg = None,
+    min_score: MinScoreArg = None, fusion: FusionArg = None, categories: CategoriesArg = None,
 ) -> SearchReport:
     """`search`, plus what each channel did: whether it ran, how many items it found, and why it was skipped."""
-    return SearchReport.from_domain(await _run(info, query, mode, scope, types, tags, limit, min_score, fusion))
+    return SearchReport.from_domain(await _run(info, query, mode, scope, types, tags, limit, min_score, fusion,
+                                               categories))

@@ -32,7 +32,9 @@ Fusion: TypeAlias = FusionMethod
 
 @strawberry.type(description="How one channel scored a hit.")
 class ChannelScore:
-    score: float = strawberry.field(description="Normalised to 0-1: BM25 ÷ the channel's best, or the cosine.")
+    score: float = strawberry.field(description=(
+        "Normalised to 0-1; by default BM25 ÷ the channel's best, or the cosine from the query's similarity floor "
+        "(0) to the best hit's (1)."))
     raw: float = strawberry.field(description="As the channel gave it: BM25 for keyword, cosine for vector.")
     rank: int = strawberry.field(description="1-based position in that channel.")
 
@@ -57,9 +59,12 @@ class SearchVia:
 @strawberry.type(description="One search result and why it is there.")
 class SearchHit:
     item: Item = strawberry.field(description="The document or note found.")
-    score: float = strawberry.field(description="The fused score, 0-1; what `minScore` compares against.")
+    score: float = strawberry.field(description=(
+        "The fused score, 0-1 (×1.2 for the caller's own personal items, so up to 1.2); what `minScore` compares "
+        "against."))
     keyword_score: float | None = strawberry.field(description="Normalised keyword score; null if not a keyword hit.")
-    vector_score: float | None = strawberry.field(description="Cosine similarity; null if not a vector hit.")
+    vector_score: float | None = strawberry.field(description=(
+        "Normalised vector score (`vector.raw` is the cosine); null if not a vector hit."))
     keyword_rank: int | None = strawberry.field(description="1-based rank in the keyword channel; null if not there.")
     vector_rank: int | None = strawberry.field(description="1-based rank in the vector channel; null if not there.")
     keyword: ChannelScore | None = strawberry.field(description="The keyword channel's score; null if not there.")
@@ -97,10 +102,14 @@ class SearchChannel:
     hits: int = strawberry.field(description="Items the channel found (before fusion and the page cut).")
     skipped: str | None = strawberry.field(description="Why the channel did not run, when it should have.")
     fallback: bool = strawberry.field(description="Keyword: Lucene found nothing; the substring scan answered.")
+    floor: float | None = strawberry.field(description=(
+        "Vector: the query's similarity floor (a cosine, -1 to 1): the channel brings in only items above it, as "
+        "no more like the query than unrelated text is below it. Null for the keyword channel or when not computed."))
 
     @classmethod
     def from_domain(cls, report: service.ChannelReport) -> SearchChannel:
-        return cls(ran=report.ran, hits=report.hits, skipped=report.skipped, fallback=report.fallback)
+        return cls(ran=report.ran, hits=report.hits, skipped=report.skipped, fallback=report.fallback,
+                   floor=report.floor)
 
 
 @strawberry.type(description="Search hits with what each channel did, e.g. a vector channel skipped, and why.")

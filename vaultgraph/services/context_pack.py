@@ -100,13 +100,15 @@ class ContextPackService:
     async def pack(
         self, principal: Principal, query: str, budget_tokens: int, scope: Scope | None = None,
         types: Sequence[str] | None = None, threshold: float = DEFAULT_THRESHOLD, max_items: int = DEFAULT_MAX_ITEMS,
+        categories: Sequence[str] | None = None,
     ) -> ContextPack:
         if not MIN_BUDGET <= budget_tokens <= MAX_BUDGET:
             raise InvalidInput("budgetTokens", f"between {MIN_BUDGET} and {MAX_BUDGET}")
         if not 1 <= max_items <= MAX_ITEMS:
             raise InvalidInput("maxItems", f"between 1 and {MAX_ITEMS}")
         result = await self.search.search(principal, SearchRequest(
-            query=query, mode=SearchMode.HYBRID, scope=scope, types=types, limit=max_items, min_score=threshold))
+            query=query, mode=SearchMode.HYBRID, scope=scope, types=types, limit=max_items, min_score=threshold,
+            categories=categories))
         hits = result.hits[:max_items]
         neighbours: list[Reached] = []
         if hits:

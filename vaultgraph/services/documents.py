@@ -18,7 +18,7 @@ from vaultgraph.graph import documents as cypher
 from vaultgraph.graph import workspace_sync as sync_cypher
 from vaultgraph.graph.session import Graph
 from vaultgraph.services.pagination import encode_cursor, keyset_cursor, window
-from vaultgraph.services.taxonomy import TAXONOMY_FILE, tenant_taxonomy
+from vaultgraph.services.taxonomy import tenant_taxonomy
 from vaultgraph.services.wikilink_sync import sync_wikilinks
 from vaultgraph.text.resolve import document_name
 from vaultgraph.workspace import Workspace, check_document_path, check_key, normalize_path, sha256_hex
@@ -215,7 +215,7 @@ class DocumentService:
         """Every category of the taxonomy with the documents `principal` can see in it, in the taxonomy's order;
         then any category documents still carry that the taxonomy no longer has (edited since), so no document
         goes uncounted."""
-        taxonomy = await tenant_taxonomy(self.workspace, principal.tenant_id)
+        taxonomy = await tenant_taxonomy(self.workspace.root, principal.tenant_id)
         counts = await self.graph.read(cypher.category_counts, principal.tenant_id, principal.visible_owner_keys())
         listed = [CategoryCount(category.id, category.description, counts.pop(category.id, 0), True)
                   for category in taxonomy.categories]
@@ -223,17 +223,11 @@ class DocumentService:
         return listed
 
     async def known_category(self, tenant_id: str, category: str | None) -> str | None:
-        """The taxonomy's spelling of `category` (case-insensitive); INVALID_INPUT listing the tenant's categories
-        when it names none of them (an unknown one would never match a filter nor the classifier's picks)."""
+        """The taxonomy's spelling of `category`; INVALID_INPUT listing the tenant's categories when it is unknown."""
         if category is None:
             return None
-        taxonomy = await tenant_taxonomy(self.workspace, tenant_id)
-        wanted = category.strip().casefold()
-        for known in taxonomy.ids:
-            if known.casefold() == wanted:
-                return known
-        raise InvalidInput("category", f"{category!r} is not a category of this workspace; use one of "
-                                       f"{', '.join(taxonomy.ids)} (or edit {TAXONOMY_FILE})")
+        [known] = (await tenant_taxonomy(self.workspace.root, tenant_id)).known([category], "category")
+        return known
 
     async def get_writable(self, principal: Principal, document_id: str) -> Document:
         document = await self.get(principal, document_id)

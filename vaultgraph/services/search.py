@@ -13,12 +13,13 @@ import asyncio
 import enum
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TypeVar
 
 import structlog
 
 from vaultgraph.config import Settings
-from vaultgraph.domain import Direction, Item, Note, Principal, Scope
+from vaultgraph.domain import Direction, Document, Item, Note, Owner, Principal, Scope
 from vaultgraph.errors import AppError, InvalidInput, Unavailable
 from vaultgraph.graph import items as item_cypher
 from vaultgraph.graph import links as link_cypher
@@ -27,8 +28,19 @@ from vaultgraph.graph.search import FULLTEXT_FIELDS, HitFilter, RawHit
 from vaultgraph.graph.session import Graph
 from vaultgraph.lru import Lru
 from vaultgraph.models.client import ModelClient
-from vaultgraph.services.fusion import ChannelHit, ChannelScore, FusionMethod, fuse, roll_up
+from vaultgraph.services.fusion import (
+    ChannelHit,
+    ChannelScore,
+    Fused,
+    FusionMethod,
+    Normalisation,
+    fuse,
+    personal_first,
+    roll_up,
+)
 from vaultgraph.services.indexing import strip_frontmatter
+from vaultgraph.services.similarity_floor import Background, null_of
+from vaultgraph.services.taxonomy import DEFAULT_TAXONOMY, tenant_taxonomy
 from vaultgraph.text.lucene import fallback_keywords, fulltext_query, query_terms
 from vaultgraph.text.snippets import Snippet, make_snippet
 from vaultgraph.workspace.formats import DOC_TYPES_BY_SUFFIX, FALLBACK_DOC_TYPE
@@ -60,6 +72,7 @@ class SearchMode(enum.Enum):
 @dataclass(frozen=True, slots=True)
 class SearchConfig:
     fusion: FusionMethod = FusionMethod.WEIGHTED
+    normalisation: Normalisation = Normalisation.FLOOR
     keyword_weight: float = 0.4
     vector_weight: float = 0.6
     cache_size: int = 256
@@ -76,6 +89,7 @@ class SearchRequest:
     min_score: float | None = None
     fusion: FusionMethod | None = None
     exclude_ids: Sequence[str] = ()
+    categories: Sequence[str] | None = None  # EverOS's category filter: documents of any of these categories
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,6 +124,7 @@ class ChannelReport:
     hits: int = 0
     skipped: str | None = None  # why the channel did not run, when it should have
     fallback: bool = False  # keyword only: Lucene found nothing and the substring scan answered
+    floor: float | None = None  # vector only: the similarity floor of this query (services/similarity_floor.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,7 +139,8 @@ class SearchResult:
 
 def search_config(settings: Settings) -> SearchConfig:
     return SearchConfig(
-        fusion=FusionMethod(settings.search_fusion.upper()), keyword_weight=settings.search_keyword_weight,
+        fusion=FusionMethod(settings.search_fusion.upper()), normalisation=Normalisation(settings.search_normalisation),
+        keyword_weight=settings.search_keyword_weight,
         vector_weight=settings.search_vector_weight, cache_size=settings.search_query_cache,
     )
 
@@ -173,7 +189,8 @@ def validate(request: SearchRequest) -> None:
         raise InvalidInput("minScore", "between 0 and 1")
 
 
-def hit_filter(principal: Principal, request: SearchRequest) -> HitFilter:
+def hit_filter(principal: Principal, request: SearchRequest, categories: list[str] | None = None) -> HitFilter:
+    """The request's filters; `categories` as the taxonomy spells them (SearchService.check_categories)."""
     types = _clean_list(request.types, "types") or []
     labels = [ITEM_LABELS[t.casefold()] for t in types if t.casefold() in ITEM_LABELS]
     kinds = [t for t in types if t.casefold() not in ITEM_LABELS]
@@ -181,7 +198,7 @@ def hit_filter(principal: Principal, request: SearchRequest) -> HitFilter:
     return HitFilter(
         tenant=principal.tenant_id, owner_keys=principal.visible_owner_keys(),
         scope=request.scope.value if request.scope else None, labels=labels or None, kinds=kinds or None,
-        tags=tags or None, exclude=list(request.exclude_ids),
+        tags=tags or None, exclude=list(request.exclude_ids), categories=categories,
     )
 
 
@@ -197,10 +214,13 @@ async def deepen(fetch: Callable[[int], Awaitable[list[RawHit]]], want: int) -> 
 
 
 class SearchService:
-    def __init__(self, graph: Graph, models: ModelClient, config: SearchConfig | None = None) -> None:
+    def __init__(self, graph: Graph, models: ModelClient, config: SearchConfig | None = None,
+                 workspace_root: Path | None = None) -> None:
         self.graph = graph
         self.config = config or SearchConfig()
+        self.workspace_root = workspace_root  # where tenants' taxonomies live; None: the default taxonomy
         self.embeddings = QueryEmbeddings(models, self.config.cache_size)
+        self.background = Background(models)
 
     async def check_types(self, principal: Principal, where: HitFilter) -> None:
         """INVALID_INPUT naming `types` for a type filter value that can never match: not Document or Note, not a
@@ -213,21 +233,34 @@ class SearchService:
             raise InvalidInput("types", f"unknown type {', '.join(map(repr, unknown))}: give Document, Note, a note "
                                         "kind (note, daily, meeting…) or a document type (markdown, json…) in use")
 
+    async def check_categories(self, principal: Principal, categories: Sequence[str] | None) -> list[str] | None:
+        """The taxonomy's spelling of each category filter value; INVALID_INPUT naming `categories` and listing the
+        tenant's categories when one is unknown. None (no filter) for none given."""
+        cleaned = _clean_list(categories, "categories")
+        if cleaned is None:
+            return None
+        taxonomy = DEFAULT_TAXONOMY if self.workspace_root is None else await tenant_taxonomy(
+            self.workspace_root, principal.tenant_id)
+        return taxonomy.known(cleaned, "categories")
+
     async def search(self, principal: Principal, request: SearchRequest) -> SearchResult:
         validate(request)
-        where = hit_filter(principal, request)
+        where = hit_filter(principal, request, await self.check_categories(principal, request.categories))
         await self.check_types(principal, where)
         terms = query_terms(request.query)
         want = request.limit * OVERFETCH
         method = request.fusion or self.config.fusion
         use_keyword = request.mode is not SearchMode.VECTOR
         use_vector = request.mode is not SearchMode.KEYWORD
-        (keyword, fallback), (vector, skipped) = await asyncio.gather(
+        (keyword, fallback), (vector, skipped, floor) = await asyncio.gather(
             self._keyword(terms, where, want) if use_keyword else _nothing(False),
             self._vector(request.query.strip(), where, want, required=request.mode is SearchMode.VECTOR)
-            if use_vector else _nothing(None),
+            if use_vector else _no_vector(),
         )
-        fused = fuse(keyword, vector, method, self.config.keyword_weight, self.config.vector_weight)
+        vector = above_floor(vector, floor, {hit.item_id for hit in keyword})
+        fused = fuse(keyword, vector, method, self.config.keyword_weight, self.config.vector_weight,
+                     normalisation=self.config.normalisation, vector_floor=floor)
+        fused = await self._merge_rules(principal, fused)
         if request.min_score is not None:
             fused = [f for f in fused if f.score >= request.min_score]
         fused = fused[: request.limit]
@@ -244,9 +277,17 @@ class SearchService:
         return SearchResult(
             hits=hits, mode=request.mode, fusion=method,
             keyword=ChannelReport(ran=use_keyword, hits=len(keyword), fallback=fallback),
-            vector=ChannelReport(ran=use_vector and skipped is None, hits=len(vector), skipped=skipped),
+            vector=ChannelReport(ran=use_vector and skipped is None, hits=len(vector), skipped=skipped, floor=floor),
             terms=tuple(terms),
         )
+
+    async def _merge_rules(self, principal: Principal, fused: list[Fused]) -> list[Fused]:
+        """GoClaw's merge rules for a caller with a personal space (an agent): its own items ×1.2, and its
+        personal copy of a text instead of a shared or team one."""
+        if principal.agent_id is None or not fused:
+            return fused
+        identities = await self.graph.read(cypher.item_identities, principal.tenant_id, [f.item_id for f in fused])
+        return personal_first(fused, identities, Owner(Scope.PERSONAL, agent_id=principal.agent_id).key)
 
     async def _keyword(self, terms: list[str], where: HitFilter, want: int) -> tuple[list[ChannelHit], bool]:
         """Lucene first; when it finds nothing, the substring scan (the second value says it answered)."""
@@ -264,26 +305,38 @@ class SearchService:
 
     async def _vector(
         self, query: str, where: HitFilter, want: int, required: bool
-    ) -> tuple[list[ChannelHit], str | None]:
-        """The vector channel; when the embedding model fails, no hits and the reason (or UNAVAILABLE if alone)."""
+    ) -> tuple[list[ChannelHit], str | None, float | None]:
+        """The vector channel: its hits, why it was skipped (the embedding model failed; UNAVAILABLE instead when
+        it is the only channel), and the query's similarity floor (None when it could not be computed)."""
         try:
             vector = await self.embeddings.embed(query)
         except AppError as exc:
             if required:
                 raise Unavailable(f"vector search is unavailable: {exc.message}") from exc
             log.warning("vector channel skipped", error=exc.message[:300])
-            return [], exc.message
+            return [], exc.message, None
         dimensions = len(vector)
-        hits = await deepen(lambda n: self.graph.read(cypher.vector_hits, vector, dimensions, n, where), want)
-        return hits, None
+        (hits, floor) = await asyncio.gather(
+            deepen(lambda n: self.graph.read(cypher.vector_hits, vector, dimensions, n, where), want),
+            self._floor(vector, where.tenant),
+        )
+        return hits, None, floor
+
+    async def _floor(self, vector: list[float], tenant: str) -> float | None:
+        try:
+            background = await self.background.vectors()
+        except AppError as exc:  # the query was embedded, the sample not: no floor rather than no search
+            log.warning("similarity floor skipped", error=exc.message[:300])
+            return None
+        return null_of(vector, background).floor(await self.graph.read(cypher.item_count, tenant))
 
     async def _neighbours(
         self, principal: Principal, where: HitFilter, hits: list[SearchHit], terms: list[str]
     ) -> list[SearchHit]:
         """Graph mode: one hop both ways from the hits, at most GRAPH_EXTRA_MAX new items, each with its link.
 
-        The request's scope, type and tag filters apply to them; `minScore` does not (it chose the entry points,
-        and an item reached by a link is there as context, scored at half its entry point)."""
+        The request's scope, type, tag and category filters apply to them; `minScore` does not (it chose the entry
+        points, and an item reached by a link is there as context, scored at half its entry point)."""
         entries = {hit.item.id: hit for hit in hits}
         rows = await self.graph.read(
             link_cypher.bfs_level, Direction.BOTH, tenant=principal.tenant_id, frontier=list(entries),
@@ -306,7 +359,7 @@ class SearchService:
 
 
 def _passes(item: Item, where: HitFilter) -> bool:
-    """The request's scope, type and tag filters, applied to an item reached by a link."""
+    """The request's scope, type, tag and category filters, applied to an item reached by a link."""
     if where.exclude and item.id in where.exclude:
         return False
     if where.scope is not None and item.owner.scope.value != where.scope:
@@ -320,8 +373,25 @@ def _passes(item: Item, where: HitFilter) -> bool:
         tags = item.tags if isinstance(item, Note) else ()
         if not set(tags) & set(where.tags):
             return False
+    if where.categories is not None:
+        category = item.category if isinstance(item, Document) else None
+        if category not in where.categories:
+            return False
     return True
+
+
+def above_floor(vector: list[ChannelHit], floor: float | None, keyword_ids: set[str]) -> list[ChannelHit]:
+    """The vector hits the channel may bring in: those above the floor. An item the keyword channel found keeps
+    its vector hit even below it: the floor decides what the vector channel adds (under the default normalisation
+    such a hit scores 0 on the vector side; under the others its cosine still counts)."""
+    if floor is None:
+        return vector
+    return [hit for hit in vector if hit.raw > floor or hit.item_id in keyword_ids]
 
 
 async def _nothing(note: T) -> tuple[list[ChannelHit], T]:
     return [], note
+
+
+async def _no_vector() -> tuple[list[ChannelHit], str | None, float | None]:
+    return [], None, None

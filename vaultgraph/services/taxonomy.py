@@ -9,14 +9,16 @@ from __future__ import annotations
 
 import asyncio
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import structlog
 
+from vaultgraph.errors import InvalidInput
 from vaultgraph.text.frontmatter import parse_frontmatter
-from vaultgraph.workspace import Workspace, check_key
+from vaultgraph.workspace import check_key
 
 log = structlog.get_logger(__name__)
 
@@ -64,14 +66,24 @@ class Taxonomy:
     def ids(self) -> list[str]:
         return [category.id for category in self.categories]
 
+    def spelling(self, name: str) -> str | None:
+        """The taxonomy's spelling of `name` (case-insensitive), None when it names no category."""
+        wanted = name.strip().casefold()
+        return next((category.id for category in self.categories if category.id.casefold() == wanted), None)
+
     def pick(self, name: str | None) -> str:
-        """The taxonomy's spelling of `name` (case-insensitive), else the fallback."""
-        if name:
-            wanted = name.strip().casefold()
-            for category in self.categories:
-                if category.id.casefold() == wanted:
-                    return category.id
-        return FALLBACK
+        """The taxonomy's spelling of `name`, else the fallback."""
+        return (self.spelling(name) if name else None) or FALLBACK
+
+    def known(self, names: Sequence[str], field: str) -> list[str]:
+        """The taxonomy's spelling of each name; INVALID_INPUT naming `field` and listing the categories when one
+        names none of them (an unknown one would never match a filter nor the classifier's picks)."""
+        unknown = [name for name in names if self.spelling(name) is None]
+        if unknown:
+            raise InvalidInput(field, f"{', '.join(map(repr, unknown))} {'is' if len(unknown) == 1 else 'are'} not "
+                                      f"a category of this workspace; use one of {', '.join(self.ids)} "
+                                      f"(or edit {TAXONOMY_FILE})")
+        return [spelling for name in names if (spelling := self.spelling(name)) is not None]
 
     def choosable(self) -> tuple[Category, ...]:
         """Categories a classifier may pick; the fallback is what it gets when none fits."""
@@ -100,6 +112,12 @@ def parse_taxonomy(text: str) -> Taxonomy:
     return Taxonomy(tuple(categories))
 
 
+async def tenant_taxonomy(workspace_root: Path, tenant_id: str) -> Taxonomy:
+    """The tenant's taxonomy, read from its workspace folder on every call (an edit needs no restart), off the
+    event loop."""
+    return await asyncio.to_thread(load_taxonomy, workspace_root / check_key(tenant_id, "tenant"))
+
+
 def load_taxonomy(tenant_root: Path) -> Taxonomy:
     """The tenant's taxonomy file if there is a usable one, else the defaults (a broken file is logged)."""
     path = tenant_root / TAXONOMY_FILE
@@ -112,8 +130,3 @@ def load_taxonomy(tenant_root: Path) -> Taxonomy:
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         log.warning("taxonomy file unusable, using the defaults", path=str(path), reason=str(exc))
         return DEFAULT_TAXONOMY
-
-
-async def tenant_taxonomy(workspace: Workspace, tenant_id: str) -> Taxonomy:
-    """The tenant's taxonomy, read from its workspace folder on every call (an edit needs no restart)."""
-    return await asyncio.to_thread(load_taxonomy, workspace.root / check_key(tenant_id, "tenant"))

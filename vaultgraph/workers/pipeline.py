@@ -91,7 +91,7 @@ class Pipeline:
 
     async def run(self, tenant: str, jobs: list[Job]) -> None:
         """Take the jobs as far as they go; each ends with a `result` (DONE and SKIPPED are written here)."""
-        taxonomy = await tenant_taxonomy(self.workspace, tenant)
+        taxonomy = await tenant_taxonomy(self.workspace.root, tenant)
         phases: list[tuple[EnrichmentStage, Callable[[str, list[Job], Taxonomy], Awaitable[None]]]] = [
             (EnrichmentStage.PREPARE, self._prepare),
             (EnrichmentStage.SUMMARIZE, self._summarize),
