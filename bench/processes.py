@@ -124,6 +124,9 @@ def vaultgraph_server(neo4j_uri: str, extra_env: dict[str, str], data_dir: Path 
         "VAULTGRAPH_RATE_LIMIT_PER_SECOND": "0",  # a benchmark is one client asking as fast as it can
         "VAULTGRAPH_ENRICHMENT_WORKERS": "false",  # nothing to enrich; fan-out events come from reenrich
         "VAULTGRAPH_LOG_LEVEL": "WARNING",
+        # The stored vectors are synthetic (bench/generate.py), not the server's model's: a floor read off that
+        # model's background would drop every hit, and the vector row would compare no work with the floor's.
+        "VAULTGRAPH_SEARCH_SIMILARITY_FLOOR": "false",
         **extra_env,
     }
     with log.open("wb") as handle:

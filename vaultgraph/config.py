@@ -143,6 +143,10 @@ class Settings(BaseSettings):
     search_normalisation: Literal["floor", "max-cosine", "min-max", "z-score"] = Field(
         "floor", description="How weighted fusion scales each channel to [0, 1] (bench/README.md measures them)."
     )
+    search_similarity_floor: bool = Field(
+        True, description="Drop vector hits below the query's similarity floor (services/similarity_floor.py); off "
+                          "only where stored vectors are not the configured model's (the bench's synthetic ones)."
+    )
     search_keyword_weight: float = Field(0.4, ge=0, le=1, description="Weight of the keyword channel (weighted).")
     search_vector_weight: float = Field(0.6, ge=0, le=1, description="Weight of the vector channel (weighted).")
     search_query_cache: int = Field(256, ge=0, description="Query embeddings kept in the LRU cache (0: none).")

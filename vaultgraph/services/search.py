@@ -76,6 +76,7 @@ class SearchConfig:
     keyword_weight: float = 0.4
     vector_weight: float = 0.6
     cache_size: int = 256
+    similarity_floor: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,6 +143,7 @@ def search_config(settings: Settings) -> SearchConfig:
         fusion=FusionMethod(settings.search_fusion.upper()), normalisation=Normalisation(settings.search_normalisation),
         keyword_weight=settings.search_keyword_weight,
         vector_weight=settings.search_vector_weight, cache_size=settings.search_query_cache,
+        similarity_floor=settings.search_similarity_floor,
     )
 
 
@@ -323,6 +325,8 @@ class SearchService:
         return hits, None, floor
 
     async def _floor(self, vector: list[float], tenant: str) -> float | None:
+        if not self.config.similarity_floor:
+            return None
         try:
             background = await self.background.vectors()
         except AppError as exc:  # the query was embedded, the sample not: no floor rather than no search
