@@ -28,6 +28,11 @@ def in_owner_space(owner: Owner, inner: str) -> str:
     return f"{prefix}/{inner}" if prefix else inner
 
 
+def is_markdown(relative: str) -> bool:
+    """A vault file holding markdown (a note, or a markdown document with its frontmatter), by its name."""
+    return relative.lower().endswith(".md")
+
+
 def split_owner(relative: str) -> tuple[Owner, str]:
     """The owner a vault path implies and the path inside that owner's space (INVALID_INPUT for a bad id): the
     workspace's one rule, so an exported vault lays its owners out as the workspace does."""

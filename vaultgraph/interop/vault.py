@@ -30,7 +30,7 @@ from vaultgraph.file_walk import walk_files
 from vaultgraph.graph import documents as document_cypher
 from vaultgraph.graph import notes as note_cypher
 from vaultgraph.interop import vault_meta
-from vaultgraph.interop.names import split_owner
+from vaultgraph.interop.names import is_markdown, split_owner
 from vaultgraph.interop.vault_export import ExportReport, VaultExporter
 from vaultgraph.services.documents import DocumentDraft, DocumentService
 from vaultgraph.services.links import LinkDraft, LinkService
@@ -81,17 +81,13 @@ def _slug(inner: str) -> str | None:
         return None
 
 
-def _is_note(relative: str) -> bool:
-    return relative.lower().endswith(".md")
-
-
 def _chunks(files: list[_File], size: int) -> Iterator[list[_File]]:
     """Runs of at most `size` files in which no note's slug comes twice in one owner's space: a file whose path
     makes the slug of an earlier one must find that note in the graph, as it would one file at a time."""
     chunk: list[_File] = []
     keys: set[tuple[str, str]] = set()
     for file in files:
-        slug = _slug(file.inner) if _is_note(file.relative) else None
+        slug = _slug(file.inner) if is_markdown(file.relative) else None
         key = (file.owner.key, slug) if slug is not None else None
         if len(chunk) >= size or (key is not None and key in keys):
             yield chunk
@@ -218,10 +214,10 @@ class VaultService:
         """Import a run of files: attachments one by one, notes through the bulk save (`save_many`). Outcomes are
         reported in file order."""
         outcomes: dict[str, tuple[str, str | None]] = {}  # vault path → (report list, why when skipped)
-        markdown = [file for file in chunk if _is_note(file.relative)]
+        markdown = [file for file in chunk if is_markdown(file.relative)]
         texts = await asyncio.to_thread(_read_texts, [file.path for file in markdown])
         attachments: list[tuple[_File, bytes | None, str | None]] = [
-            (file, None, None) for file in chunk if not _is_note(file.relative)]
+            (file, None, None) for file in chunk if not is_markdown(file.relative)]
         readable: list[_NoteFile] = []
         document_links: dict[str, object] = {}  # a markdown document's typed links, by its vault path
         for file, text in zip(markdown, texts, strict=True):

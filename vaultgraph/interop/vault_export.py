@@ -17,7 +17,7 @@ from typing import Any
 
 from vaultgraph.domain import Document, Item, Link, LinkOrigin, Note, Principal
 from vaultgraph.interop import vault_meta
-from vaultgraph.interop.names import split_owner, unique_names, vault_file
+from vaultgraph.interop.names import is_markdown, split_owner, unique_names, vault_file
 from vaultgraph.services.documents import MAX_FILE_BYTES, DocumentFilter, DocumentService, title_from
 from vaultgraph.services.links import LinkService
 from vaultgraph.services.notes import NoteFilter, NoteService
@@ -43,10 +43,6 @@ def _write_inside(root: Path, relative: str, data: bytes) -> None:
         raise ValueError("the name leads outside the export folder")
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_bytes(data)
-
-
-def _is_markdown(relative: str) -> bool:
-    return relative.lower().endswith(".md")
 
 
 def _why(exc: Exception) -> str:
@@ -131,7 +127,7 @@ class VaultExporter:
                     data = await self._document_file(principal, item, relative, links)
                     await asyncio.to_thread(_write_inside, root, relative, data)
                     report.attachments.append(relative)
-                    if links and not _is_markdown(relative):
+                    if links and not is_markdown(relative):
                         unfenced[relative] = links
             except (OSError, ValueError) as exc:
                 report.skipped.append((relative, _why(exc)))
@@ -170,7 +166,7 @@ class VaultExporter:
         workspace = self.documents.workspace
         data = await workspace.read(workspace.file_for(principal.tenant_id, document.owner, document.path),
                                     MAX_FILE_BYTES)
-        if not _is_markdown(relative):
+        if not is_markdown(relative):
             return data
         text = data.decode("utf-8")
         meta: dict[str, Any] = {"document": True}
