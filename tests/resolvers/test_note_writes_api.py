@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from tests.agents.mcp_client import call, mcp_session
 from tests.support.server import RunningServer
 
 pytestmark = [pytest.mark.api, pytest.mark.graph]
@@ -178,3 +179,27 @@ async def test_a_rename_rewrites_links_in_notes_the_renamer_cannot_read(server: 
     assert renamed["saveNote"]["rewrittenNotes"] == []  # bob's note is not ann's to see…
     after = (await server.data(READ, {"id": mine["saveNote"]["note"]["id"]}, bob))["note"]
     assert (after["body"], _targets(after)) == ("On [[New Name]].", [target["id"]])  # …and follows all the same
+
+
+async def test_an_update_that_names_no_slug_keeps_the_note_where_it_is(server: RunningServer) -> None:
+    """saveNote with the id and no slug (as MCP `write_note` always sends it) edits the note in place: the stored
+    slug while the title stays (a custom one too), its folder when the title changes, as Obsidian renames a file
+    where it is. It used to take the slug of the title, moving `projects/beta` to `beta` on an ordinary edit."""
+    inner = (await _save(server, title="Beta", slug="projects/beta", body="inside"))["note"]
+    custom = (await _save(server, title="Gamma", slug="g-custom", body="custom"))["note"]
+    edited = (await _save(server, id=inner["id"], title="Beta", body="edited"))["note"]
+    assert (edited["slug"], edited["body"]) == ("projects/beta", "edited")
+    assert (await _save(server, id=custom["id"], title="Gamma", body="again"))["note"]["slug"] == "g-custom"
+    renamed = (await _save(server, id=inner["id"], title="Delta", body="edited"))["note"]
+    assert renamed["slug"] == "projects/delta"
+    # A slug given is still taken as given.
+    moved = (await _save(server, id=inner["id"], title="Delta", slug="delta", body="edited"))["note"]
+    assert moved["slug"] == "delta"
+
+
+async def test_mcp_write_note_edits_a_note_in_its_folder(server: RunningServer) -> None:
+    inner = (await _save(server, title="Beta", slug="projects/beta", body="inside"))["note"]
+    async with mcp_session(server.url) as session:
+        written = await call(session, "write_note", id=inner["id"], title="Beta", body="edited by an agent")
+    assert written["slug"] == "projects/beta"
+    assert (await _read(server, inner["id"]))["body"] == "edited by an agent"

@@ -112,6 +112,15 @@ def _batches(prepared: list[_Prepared], size: int) -> Iterator[list[_Prepared]]:
         yield batch
 
 
+def slug_in_place(existing: Note, title: str) -> str:
+    """The slug of an update that names none: the stored one while the title stays (a custom slug too); a new
+    title renames the note in its own folder, as Obsidian renames a file where it is."""
+    if title == existing.title:
+        return existing.slug
+    folder = existing.slug.rpartition("/")[0]
+    return slugify(f"{folder}/{title}" if folder else title)
+
+
 class NoteService:
     def __init__(self, graph: Graph, max_page_size: int, indexer: Indexer | None = None,
                  batch_size: int = SAVE_BATCH) -> None:
@@ -222,6 +231,9 @@ class NoteService:
         for position, item in enumerate(batch):
             draft = item.draft
             existing = stored.get(draft.id) if draft.id else None
+            if existing is not None and draft.slug is None:
+                slug = slug_in_place(existing, item.props["title"])
+                item.props.update(slug=slug, slugName=slug.rsplit("/", 1)[-1])
             if existing is not None and existing.slug != item.props["slug"] and position > 0:
                 break
             outcomes.append(None)
