@@ -60,7 +60,9 @@ class NoteInput:
     id: strawberry.ID | None = strawberry.field(default=None, description=(
         "The note to replace (NOT_FOUND if you cannot write it); left out: a new note (CONFLICT if its slug is "
         "taken)."))
-    slug: str | None = strawberry.field(default=None, description="Defaults to the slug of the title.")
+    slug: str | None = strawberry.field(default=None, description=(
+        "A new note: defaults to the slug of the title. An update that leaves it out keeps the stored slug, or "
+        "renames the note in its folder when the title changes."))
     kind: str | None = strawberry.field(default=None, description=(
         "note, daily, moc, literature, meeting or any 1-40 characters; left out: the front matter's `kind`, else "
         "the stored kind, else note."))
