@@ -3,7 +3,8 @@
 A hypothesis state machine drives a real vaultgraph (one server for the module, two tenants chosen by the
 X-Vaultgraph-Tenant header of development mode) over GraphQL and MCP with random sequences of: saveNote (bodies of
 random wikilinks: plain, alias, heading, heading + alias, embeds, links to documents by path and basename, in random
-case, among plain text and code spans), rename (rewriteLinks true or false), archive, hard delete, createDocument,
+case, among plain text and code spans; several at once too), captureNote into daily notes, MCP write_note edits,
+rename (rewriteLinks true or false), archive, hard delete, createDocument,
 createLink / deleteLink, and importVault of a generated folder. Beside it, tests/model/obsidian.py models each
 tenant by Obsidian's rules (its docstring states the choices made where the contract leaves room). After every step
 (tests/model/world.py):
@@ -41,7 +42,7 @@ from hypothesis import HealthCheck, Phase, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule, run_state_machine_as_test
 
-from tests.model.world import DOCUMENT_PATHS, LINK_TYPES, NOTE_NAMES, TARGETS, World
+from tests.model.world import DAYS, DOCUMENT_PATHS, LINK_TYPES, NOTE_NAMES, TARGETS, World
 from tests.support.server import RunningServer
 
 STEPS = int(os.environ.get("VAULTGRAPH_MODEL_STEPS", "0"))
@@ -126,9 +127,25 @@ class LinkGraph(RuleBasedStateMachine):
     @rule(n=TENANT, which=st.integers(0, 20), choice=st.integers(0, 10), rewrite=st.booleans())
     def rename(self, n: int, which: int, choice: int, rewrite: bool) -> None:
         name = self.note_name(n, which)
-        titles = [title for folder, title in NOTE_NAMES if folder == name[0] and title != name[1]]
+        vocabulary = DAYS if name[0] == "daily" else [title for folder, title in NOTE_NAMES if folder == name[0]]
+        titles = [title for title in vocabulary if title != name[1]]
         self.wrote(n)
         self.run(self.world.rename(n, name, titles[choice % len(titles)], rewrite))
+
+    @rule(n=TENANT, drafts=st.lists(st.tuples(NAME, BODY), min_size=2, max_size=4))
+    def save_at_once(self, n: int, drafts: list[tuple[tuple[str, str], str]]) -> None:
+        self.wrote(n)
+        self.run(self.world.save_at_once(n, drafts))
+
+    @rule(n=TENANT, day=st.sampled_from(DAYS), text=st.one_of(wikilinks(), TEXT))
+    def capture(self, n: int, day: str, text: str) -> None:
+        self.wrote(n)
+        self.run(self.world.capture(n, day, text))
+
+    @rule(n=TENANT, which=st.integers(0, 20), body=BODY)
+    def edit_through_mcp(self, n: int, which: int, body: str) -> None:
+        self.wrote(n)
+        self.run(self.world.edit_through_mcp(n, self.note_name(n, which), body))
 
     @rule(n=TENANT, which=st.integers(0, 20), key=st.sampled_from(["related", "up"]), to=NAME,
           delete=st.booleans())

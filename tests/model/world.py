@@ -7,6 +7,7 @@ with what the model says it must. The state machine (test_link_graph.py) and the
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import random
@@ -55,6 +56,7 @@ DELETE_LINK = "mutation($id: ID!) { deleteLink(id: $id) { deleted } }"
 IMPORT = """mutation($path: String!, $force: Boolean!) { importVault(path: $path, force: $force) {
   files created updated unchanged conflicts attachments skipped { path reason } } }"""
 EXPORT = "mutation($path: String!) { exportVault(path: $path) { written } }"
+CAPTURE = "mutation($text: String!, $day: Date) { captureNote(text: $text, day: $day) { id slug title body } }"
 ITEM_ID = re.compile(r"\b(?:doc|note)_[0-9a-f]{32}\b")
 LINK_ID = re.compile(r"\blnk_[0-9a-f]{32}\b")
 
@@ -64,8 +66,10 @@ NOTE_NAMES = [("", "Alpha"), ("", "ALPHA"), ("", "Beta"), ("projects", "Beta"), 
 DOCUMENT_PATHS = ["guides/setup.md", "specs/api.txt"]
 ATTACHMENT = "assets/diagram.png"
 PNG = b"\x89PNG\r\n\x1a\n" + bytes(24)
+# Daily notes (captureNote) are `daily/<day>`, titled by the day.
+DAYS = ["2026-06-09", "2026-06-10"]
 TARGETS = ["Alpha", "Beta", "projects/Beta", "Delta", "projects/Delta", "Gamma Ray", "Setup", "Nowhere",
-           "guides/setup", "setup", "api.txt", "specs/api", "specs/api.txt", "diagram.png"]
+           "guides/setup", "setup", "api.txt", "specs/api", "specs/api.txt", "diagram.png", DAYS[0]]
 LINK_TYPES = ["REFERENCES", "RELATED", "DEPENDS_ON"]
 
 
@@ -210,6 +214,43 @@ class World:
             t.vault.notes[saved["id"]] = Note(saved["id"], folder, title, body)
         else:
             existing.title, existing.body = title, body
+
+    async def save_at_once(self, n: int, drafts: list[tuple[tuple[str, str], str]]) -> None:
+        """Saves of distinct notes sent at the same time end as the same saves one after another (issue 18 item 4:
+        the graph does not depend on the write order)."""
+        unique = {note_slug(*name): (name, body) for name, body in drafts}
+        await asyncio.gather(*(self.save_note(n, name, body) for name, body in unique.values()))
+
+    async def capture(self, n: int, day: str, text: str) -> None:
+        """captureNote appends a bullet to the day's note `daily/<day>` (made from its template when there is none);
+        the links are those of the new body."""
+        t = self.tenants[n]
+        note = t.vault.by_slug(note_slug("daily", day))
+        saved = (await self.ask(t, CAPTURE, {"text": text, "day": day}, creates=True))["captureNote"]
+        before = note.body if note is not None else f"# {day}\n"
+        body: str = saved["body"]
+        expect(saved["slug"] == f"daily/{day}" and saved["title"] == day, "captureNote answered", saved)
+        expect(body.startswith(before) and body[len(before):].lstrip("\n").startswith("- "),
+               "captureNote did not append one bullet to the day's note", before, body)
+        if note is None:
+            t.vault.notes[saved["id"]] = Note(saved["id"], "daily", day, body)
+        else:
+            expect(saved["id"] == note.id, "captureNote wrote another note than the day's", saved, note)
+            note.body = body
+
+    async def edit_through_mcp(self, n: int, name: tuple[str, str], body: str) -> None:
+        """MCP `write_note` with the id and the same title (it sends no slug): the body is replaced in place, the
+        note keeps its folder and slug."""
+        t = self.tenants[n]
+        note = t.vault.by_slug(note_slug(*name))
+        if note is None:
+            return
+        async with mcp_session(self.server.url, t.headers) as session:
+            written = await call(session, "write_note", id=note.id, title=note.title, body=body)
+        self.scan(t, written)
+        expect((written["id"], written["slug"]) == (note.id, note.slug), "MCP write_note moved the note", written,
+               note)
+        note.body = body
 
     async def set_property(self, n: int, name: tuple[str, str], key: str, value: str | None) -> None:
         """updateNote with one front-matter property (a [[link]] in it, or null to delete it): the front matter is
