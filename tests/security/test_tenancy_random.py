@@ -38,6 +38,7 @@ from hypothesis import HealthCheck, example, given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
+from tests.agents.mcp_client import mcp_session
 from tests.resolvers.test_uploads_api import upload
 from tests.support.graphql_ws import GraphQLWebSocket, graphql_ws
 from tests.support.security import bearer
@@ -410,6 +411,13 @@ SCOPE_LISTS = """{ documents(first: 100) { totalCount edges { node { id path tit
   notes(first: 100, includeArchived: true) { totalCount edges { node { id title body } } }
   graph(limit: 500) { nodes { id } edges { id from { id } to { id } } }  tags { tag count } }"""
 SCOPE_SEARCH = 'search(query: "zebracorn", mode: MODE, limit: 100) { item { id } snippet }'
+DAYS = ["2026-06-09", "2026-06-10"]
+DAY_NOTE = "id scope agentId teamId slug body"
+DAILY = f'query($day: Date!) {{ dailyNote(day: $day) {{ {DAY_NOTE} }} }}'
+CAPTURE = f'mutation($text: String!, $day: Date) {{ captureNote(text: $text, day: $day) {{ {DAY_NOTE} }} }}'
+MEETING = f'mutation($input: MeetingInput!) {{ ingestMeeting(input: $input) {{ {DAY_NOTE} }} }}'
+# MCP write_note's scope argument, with the team it names: personal is always the caller's own agent's.
+MCP_SCOPES = [("SHARED", None), ("PERSONAL", None), ("TEAM", "red"), ("TEAM", "blue")]
 SCOPE_NODE = ('node(id: "$ITEM") { id ... on Item { title backlinks(first: 50) { LINKS } '
               'outgoing(first: 50) { LINKS } } ... on Document { content } ... on Note { body } }'
               ).replace("LINKS", LINKS)
@@ -423,6 +431,10 @@ step_strategy = st.one_of(
     st.tuples(st.just("file"), st.sampled_from(sorted(FILE_PLACES))),
     st.tuples(st.just("note"), st.integers(0, 5), st.sampled_from(SCOPE_OWNERS)),
     st.tuples(st.just("link"), st.integers(0, 5), st.integers(0, 99), st.integers(0, 99)),
+    st.tuples(st.just("daily"), st.integers(0, 5), st.sampled_from(DAYS)),
+    st.tuples(st.just("capture"), st.integers(0, 5), st.sampled_from(DAYS)),
+    st.tuples(st.just("meeting"), st.integers(0, 5), st.sampled_from(["Standup", "Review"])),
+    st.tuples(st.just("mcp_note"), st.integers(0, 5), st.sampled_from(MCP_SCOPES)),
 )
 
 
@@ -442,7 +454,18 @@ class ScopeModel:
     titles: dict[str, str] = field(default_factory=dict)  # document id -> title
     markers: dict[str, str] = field(default_factory=dict)  # marker -> owner of the item that holds it
     paths: dict[tuple[str, str], str] = field(default_factory=dict)  # (owner, path) -> document id
+    slugs: dict[tuple[str, str], str] = field(default_factory=dict)  # (owner, slug) -> note id of days and meetings
     counter: int = 0
+
+    def slug_lookup(self, who: Who, slug: str) -> tuple[set[str], str]:
+        """The notes a read of `slug` by `who` may answer (its own space's first, then the shared one, then any it
+        sees), and the owner a note made for it gets when there is none (the writer's agent, else shared)."""
+        own = f"agent:{who.agent}" if who.agent else "shared"
+        seen = {owner: note for (owner, s), note in self.slugs.items() if s == slug and who.sees(owner)}
+        for first in (own, "shared"):
+            if first in seen:
+                return {seen[first]}, own
+        return set(seen.values()), own
 
     def marker(self, owner: str) -> str:
         self.counter += 1
@@ -472,13 +495,76 @@ def _code(body: dict[str, Any]) -> str | None:
     return body["errors"][0]["extensions"]["code"] if body.get("errors") else None
 
 
+async def _day_like_step(server: RunningServer, model: ScopeModel, writer: Who, step: tuple[Any, ...],
+                         what: str) -> None:
+    """dailyNote, captureNote and ingestMeeting find the note of their slug the writer sees, else make one in the
+    writer's own space: never in a space it cannot see (issue 19: "a shared write lands in another agent's
+    personal space")."""
+    op = step[0]
+    slug = f"daily/{step[2]}" if op != "meeting" else f"meetings/2026-06-09-{step[2].lower()}"
+    found, own = model.slug_lookup(writer, slug)
+    mark = model.marker("pending")
+    if op == "daily":
+        body = await server.graphql(DAILY, {"day": step[2]}, writer.headers)
+        field_name = "dailyNote"
+    elif op == "capture":
+        body = await server.graphql(CAPTURE, {"text": f"zebracorn {mark}", "day": step[2]}, writer.headers)
+        field_name = "captureNote"
+    else:
+        meeting = {"title": step[2], "date": "2026-06-09", "body": f"zebracorn {mark}"}
+        body = await server.graphql(MEETING, {"input": meeting}, writer.headers)
+        field_name = "ingestMeeting"
+    assert _code(body) is None, f"{what}: {body}"
+    note = body["data"][field_name]
+    owner = _owner_of(note)
+    assert note["slug"] == slug, f"{what}: {note}"
+    if found:
+        assert note["id"] in found, f"{what}: wrote {note['id']} of {owner}, not the note it sees ({found})"
+    else:
+        assert owner == own and note["id"] not in model.world.items, f"{what}: made {note} instead of one of {own}"
+        model.slugs[(owner, slug)] = note["id"]
+        model.add(note["id"], owner, "note", writer.tenant)
+    model.markers[mark] = owner
+    model.world.check(writer, what, body)
+
+
+async def _mcp_note_step(server: RunningServer, model: ScopeModel, writer: Who, step: tuple[Any, ...],
+                         what: str) -> None:
+    """MCP write_note in a scope: where GraphQL would put it, refused where GraphQL refuses, nothing else written."""
+    scope, team = step[2]
+    owner = {"SHARED": "shared", "PERSONAL": f"agent:{writer.agent}" if writer.agent else None,
+             "TEAM": f"team:{team}"}[scope]
+    mark = model.marker(owner or "nobody")
+    arguments: dict[str, Any] = {"title": f"Note {mark}", "body": f"zebracorn {mark}", "scope": scope}
+    if team:
+        arguments["teamId"] = team
+    async with mcp_session(server.url, writer.headers) as session:
+        result = await session.call_tool("write_note", arguments)
+    text = json.dumps([c.model_dump() for c in result.content])
+    if owner is None or not writer.sees(owner):
+        refusal = "INVALID_INPUT" if owner is None else "FORBIDDEN"
+        assert result.is_error and refusal in text, f"{what}: {text}"
+        del model.markers[mark]
+        model.world.check(writer, what, text)
+        return
+    assert not result.is_error, f"{what}: {text}"
+    made = result.structured_content
+    assert isinstance(made, dict) and made["scope"] == scope, f"{what}: {made}"
+    model.add(made["id"], owner, "note", writer.tenant)
+    model.world.check(writer, what, made)
+
+
 async def _scope_step(server: RunningServer, model: ScopeModel, who: list[Who], root: Path, step: tuple[Any, ...],
                       n: int) -> None:
     """Run one write and check its answer against the model; the model then records what it made or changed."""
     op = step[0]
     tenant = who[0].tenant
     what = f"step {n} {step}"
-    if op in ("create", "upload", "note"):
+    if op in ("daily", "capture", "meeting"):
+        await _day_like_step(server, model, who[step[1]], step, what)
+    elif op == "mcp_note":
+        await _mcp_note_step(server, model, who[step[1]], step, what)
+    elif op in ("create", "upload", "note"):
         writer, owner = who[step[1]], step[2]
         mark = model.marker(owner)
         if op == "create":
@@ -574,12 +660,13 @@ async def _scope_step(server: RunningServer, model: ScopeModel, who: list[Who], 
             named = set(ITEM_ID.findall(json.dumps(body))) | set(LINK_ID.findall(json.dumps(body)))
             assert named <= {src.id, dst.id}, f"{what}: the refusal names {named - {src.id, dst.id}}"
             return
-        model.world.check(writer, what, body)
         if any(s == src.id and d == dst.id for _, s, d in model.world.links.values()):
             assert _code(body) == "CONFLICT", f"{what}: {body}"
+            model.world.check(writer, what, body)
             return
         assert _code(body) is None, f"{what}: {body}"
         model.world.links[body["data"]["createLink"]["id"]] = (tenant, src.id, dst.id)
+        model.world.check(writer, what, body)  # after the model knows the new link: the answer names it
 
 
 def _no_foreign_markers(model: ScopeModel, who: Who, what: str, text: str) -> None:
@@ -633,6 +720,12 @@ async def scope_server(settings: Settings) -> AsyncIterator[RunningServer]:
 @example(program=[("create", 1, "agent:ann", "a.md"), ("reserved", 2, "agents/ann/plan.md"),
                   ("reserved", 2, "agents/bob"), ("upload", 2, "shared", "agents/ann"), ("file", "agents/f.md"),
                   ("file", "agents/ann/f.md"), ("update", 2, 0), ("delete", 2, 0)])
+# The seeds' write paths that pick a note by slug: ann's day note stays hers, bob's capture makes his own, the admin's
+# lands in the shared one, a meeting ingested twice is one note; MCP writes in every scope.
+@example(program=[("daily", 1, DAYS[0]), ("capture", 2, DAYS[0]), ("capture", 0, DAYS[0]), ("capture", 1, DAYS[0]),
+                  ("meeting", 3, "Standup"), ("meeting", 2, "Standup"), ("meeting", 1, "Standup"),
+                  ("mcp_note", 2, ("TEAM", "red")), ("mcp_note", 2, ("TEAM", "blue")),
+                  ("mcp_note", 5, ("PERSONAL", None)), ("mcp_note", 1, ("PERSONAL", None))])
 async def test_scopes_hold_under_random_writes_by_random_principals(
     scope_server: RunningServer, keys: ApiKeyService, settings: Settings, program: list[tuple[Any, ...]]
 ) -> None:
