@@ -81,7 +81,7 @@ def build_services(settings: Settings, graph: Graph, models: ModelClient, bus: E
     search = SearchService(graph, models, search_config(settings), workspace.root)
     fuzzy = FuzzyResolver(graph, search, models)
     indexer = Indexer(graph, models, chunking_policy(settings))
-    notes = NoteService(graph, settings.page_size_max, indexer=save_hook(indexer, fuzzy))
+    notes = NoteService(graph, settings.page_size_max, indexer=save_hook(indexer, fuzzy), workspace=workspace)
     sync = WorkspaceSync(graph, workspace, documents, links, enrichment.bus, on_changed=enrichment.enqueue)
     vault = VaultService(notes, documents, links, vault_folders(settings))
     return Services(documents=documents, notes=notes, links=links, vault=vault, enrichment=enrichment,

@@ -10,6 +10,7 @@ import pytest
 
 from tests.agents.mcp_client import call, mcp_session
 from tests.support.server import RunningServer
+from tests.support.waiting import eventually
 
 pytestmark = [pytest.mark.api, pytest.mark.graph]
 
@@ -203,3 +204,36 @@ async def test_mcp_write_note_edits_a_note_in_its_folder(server: RunningServer) 
         written = await call(session, "write_note", id=inner["id"], title="Beta", body="edited by an agent")
     assert written["slug"] == "projects/beta"
     assert (await _read(server, inner["id"]))["body"] == "edited by an agent"
+
+
+DOCUMENT_LINKS = """query($id: ID!) { document(id: $id) { contentHash
+  outgoing { edges { node { ref isGhost to { id } } } } } }"""
+
+
+async def test_rename_rewrites_the_links_in_documents_files(server: RunningServer, workspace_root: Path,
+                                                            tenant: str) -> None:
+    """Obsidian rewrites every file that links to a renamed note: a workspace document's text file too, its
+    wikilinks (bound to the note by its new name) and its hash following in the rename's transaction."""
+    target = (await _save(server, title="Old Name", body="x"))["note"]
+    text = "Read [[Old Name#Setup|the guide]] and ![[old name]], not `[[Old Name]]`.\n"
+    created = await server.data("mutation($i: DocumentInput!) { createDocument(input: $i) { id } }",
+                                {"i": {"path": "guides/setup.md", "content": text}})
+    document_id = created["createDocument"]["id"]
+
+    async def links() -> dict[str, Any]:
+        answer: dict[str, Any] = (await server.data(DOCUMENT_LINKS, {"id": document_id}))["document"]
+        return answer
+
+    bound = await eventually(links, lambda d: [e["node"]["to"] for e in d["outgoing"]["edges"]] == [
+        {"id": target["id"]}], 120, "the document's wikilink bound by enrichment")
+
+    await _save(server, id=target["id"], title="New Name", body="x")
+    file = workspace_root / "workspace" / tenant / "guides" / "setup.md"
+    assert file.read_text() == "Read [[New Name#Setup|the guide]] and ![[New Name]], not `[[Old Name]]`.\n"
+    after = await links()
+    assert [(e["node"]["ref"], e["node"]["isGhost"], e["node"]["to"]) for e in after["outgoing"]["edges"]] == [
+        ("New Name", False, {"id": target["id"]})]
+    assert after["contentHash"] != bound["contentHash"]
+    # A rescan finds nothing changed: the stored hash is the file's.
+    rescan = await server.data("mutation { rescanWorkspace { new changed } }")
+    assert rescan["rescanWorkspace"]["changed"] == [] and rescan["rescanWorkspace"]["new"] == []

@@ -75,6 +75,13 @@ SET d.title = coalesce($title, d.title), d.docType = coalesce($docType, d.docTyp
     d.categorySource = CASE WHEN $category IS NULL THEN d.categorySource ELSE null END
 RETURN """ + _DOCUMENT
 
+# A document's file rewritten in place (a rename's link rewrite): the stored hash and size follow the new bytes, so a
+# rescan sees nothing to do.
+SET_CONTENT = """
+MATCH (d:Item:Document {tenantId: $tenant, id: $id}) WHERE d.deletedAt IS NULL
+SET d.contentHash = $contentHash, d.sizeBytes = $sizeBytes, d.updatedAt = datetime()
+"""
+
 # The categories' document counts, each visible document once (a document not yet classified has none).
 CATEGORY_COUNTS = """
 MATCH (d:Document {tenantId: $tenant})
@@ -98,6 +105,10 @@ async def document_by_id(tx: AsyncManagedTransaction, tenant: str, id: str) -> D
 async def update_document(tx: AsyncManagedTransaction, **params: Any) -> Document | None:
     record = await (await tx.run(UPDATE_DOCUMENT, **params)).single()
     return document_from_node(record["d"]) if record else None
+
+
+async def set_content(tx: AsyncManagedTransaction, tenant: str, id: str, content_hash: str, size: int) -> None:
+    await (await tx.run(SET_CONTENT, tenant=tenant, id=id, contentHash=content_hash, sizeBytes=size)).consume()
 
 
 async def document_by_path(

@@ -3,9 +3,10 @@
 Every note whose [[link]] is bound to the renamed note by a name it no longer has gets that link's target
 rewritten in its body (alias, heading, embed and `.md` kept; code never touched: text/link_edits.py), saved through
 the pipeline in the rename's transaction (SHA, tags, the link diff, which binds the new name), whoever owns it: the
-graph and the bodies must keep agreeing. The links still naming the old name after that (all of them when the
-caller asks not to rewrite; links from documents, whose workspace files a note save does not edit) become ghosts of
-the old name, which bind again when a note takes it."""
+graph and the bodies must keep agreeing. A workspace document's text file that links to it by the old name is
+rewritten the same way, its stored hash and its wikilinks following in the transaction. The links still naming the
+old name after that (all of them when the caller asks not to rewrite) become ghosts of the old name, which bind
+again when a note takes it."""
 
 from __future__ import annotations
 
@@ -14,13 +15,17 @@ from typing import Any
 
 from neo4j import AsyncManagedTransaction
 
-from vaultgraph.domain import Item, Note, Principal
+from vaultgraph.domain import Document, Item, Note, Principal
+from vaultgraph.graph import documents as document_cypher
+from vaultgraph.graph import items as item_cypher
 from vaultgraph.graph import notes as cypher
 from vaultgraph.services.note_drafts import NoteDraft
-from vaultgraph.services.wikilink_sync import body_key
+from vaultgraph.services.wikilink_sync import body_key, sync_wikilinks
 from vaultgraph.text.link_edits import Retarget, retarget_links
 from vaultgraph.text.resolve import document_key, key_name, link_key, note_rank
-from vaultgraph.text.wikilinks import WikiLink
+from vaultgraph.text.wikilinks import WikiLink, parse
+from vaultgraph.workspace.files import Workspace, sha256_hex
+from vaultgraph.workspace.formats import decode_text, is_text_name
 
 # Saves drafts of existing notes in the transaction; the saved notes.
 SaveDrafts = Callable[[AsyncManagedTransaction, Principal, list[NoteDraft]], Awaitable[list[Note]]]
@@ -47,19 +52,51 @@ def _still_names(row: dict[str, Any], note: Note) -> bool:
     return key_name(row["key"]) == key_name(note.slug) and note_rank(row["key"], source_key, note.slug) is not None
 
 
+# The largest document file a rename rewrites: beyond it the link is left to become a ghost of the old name.
+MAX_REWRITTEN_FILE_BYTES = 4 * 1024 * 1024
+
+
+async def _rewrite_files(tx: AsyncManagedTransaction, workspace: Workspace, tenant: str, note: Note,
+                         keys: dict[str, set[str]]) -> None:
+    """Rewrite the links to `note` in the text files of the documents `keys` names (id → stale keys), then their
+    hash and wikilinks in `tx`. The file is written before the commit: should the commit fail, the next rescan
+    finds the file changed and syncs its links from it, so file and graph meet again."""
+    found = await item_cypher.items_by_ids(tx, tenant, sorted(keys))
+    for document in found.values():
+        if not isinstance(document, Document) or not is_text_name(document.path):
+            continue
+        target = workspace.file_for(tenant, document.owner, document.path)
+        try:
+            text = decode_text(await workspace.read(target, MAX_REWRITTEN_FILE_BYTES + 1))
+        except FileNotFoundError:
+            continue
+        if text is None or len(text.encode()) > MAX_REWRITTEN_FILE_BYTES:
+            continue
+        new_text, changed = retarget_links(text, retarget(document, keys[document.id], note))
+        if not changed:
+            continue
+        data = new_text.encode()
+        await workspace.write(target, data)
+        await document_cypher.set_content(tx, tenant, document.id, sha256_hex(data), len(data))
+        await sync_wikilinks(tx, document, parse(new_text).links, bind_own_refs=False)
+
+
 async def follow_rename(
-    tx: AsyncManagedTransaction, principal: Principal, note: Note, rewrite: bool, save: SaveDrafts
+    tx: AsyncManagedTransaction, principal: Principal, note: Note, rewrite: bool, save: SaveDrafts,
+    workspace: Workspace | None = None,
 ) -> tuple[Note, ...]:
-    """After `note` was renamed in `tx`: rewrite (when `rewrite`) and ghost the links to its old name; the notes
-    rewritten."""
+    """After `note` was renamed in `tx`: rewrite (when `rewrite`) and ghost the links to its old name, in notes and
+    (given the `workspace`) in documents' files; the notes rewritten."""
     tenant = principal.tenant_id
     stale = [row for row in await cypher.inbound_wikilinks(tx, tenant, note.id) if not _still_names(row, note)]
     rewritten: list[Note] = []
     if rewrite:
         keys: dict[str, set[str]] = {}
+        document_keys: dict[str, set[str]] = {}
         for row in stale:
-            if row["sourceIsNote"]:
-                keys.setdefault(row["sourceId"], set()).add(row["key"])
+            (keys if row["sourceIsNote"] else document_keys).setdefault(row["sourceId"], set()).add(row["key"])
+        if document_keys and workspace is not None:
+            await _rewrite_files(tx, workspace, tenant, note, document_keys)
         stored = await cypher.notes_by_ids(tx, tenant, sorted(keys)) if keys else {}
         drafts: list[NoteDraft] = []
         for source in stored.values():
@@ -68,6 +105,6 @@ async def follow_rename(
                 drafts.append(NoteDraft(id=source.id, title=source.title, slug=source.slug, body=body,
                                         if_body_sha256=source.body_sha256, rewrite_links=False))
         rewritten = await save(tx, principal, drafts) if drafts else []
-    if stale:  # a rewritten note's old edges are gone already; the others become ghosts
+    if stale:  # a rewritten item's old edges are gone already; the others become ghosts
         await cypher.ghost_inbound(tx, tenant, note.id, [row["linkId"] for row in stale])
     return tuple(rewritten)

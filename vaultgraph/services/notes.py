@@ -44,7 +44,7 @@ from vaultgraph.text.properties import PropertiesError, set_properties
 from vaultgraph.text.resolve import key_name
 from vaultgraph.text.slugify import slugify
 from vaultgraph.text.wikilinks import ParsedText, parse
-from vaultgraph.workspace import sha256_hex
+from vaultgraph.workspace import Workspace, sha256_hex
 
 # The drafts and results are this module's API too (callers import them from here).
 __all__ = ["KEEP", "AfterSave", "DayField", "Keep", "NoteDraft", "NoteFilter", "NotePatch", "NoteService", "SaveResult",
@@ -123,8 +123,9 @@ def slug_in_place(existing: Note, title: str) -> str:
 
 class NoteService:
     def __init__(self, graph: Graph, max_page_size: int, indexer: Indexer | None = None,
-                 batch_size: int = SAVE_BATCH) -> None:
+                 batch_size: int = SAVE_BATCH, workspace: Workspace | None = None) -> None:
         self.graph = graph
+        self.workspace = workspace  # where a rename rewrites the links in documents' files
         self.max_page_size = max_page_size
         self.indexer = indexer
         self.batch_size = batch_size
@@ -322,7 +323,7 @@ class NoteService:
         first = outcomes[0] if outcomes else None
         if isinstance(first, SaveResult) and first.renamed:
             rewritten = await follow_rename(tx, principal, first.note, batch[0].draft.rewrite_links,
-                                            self._save_drafts_tx)
+                                            self._save_drafts_tx, self.workspace)
             own = next((note for note in rewritten if note.id == first.note.id), first.note)  # it linked to itself
             outcomes[0] = replace(first, note=own, rewritten=rewritten)
         if after is not None and isinstance(outcomes[0], SaveResult):
