@@ -4,6 +4,7 @@
 import type { Api } from "./api";
 import { byId, fill, h } from "./dom";
 import { renderMarkdown } from "./markdown";
+import { resolver } from "./resolve";
 import { NOTE_FOR_EDIT, NOTE_TITLES, SAVE_NOTE } from "./queries";
 import type { Item, Store } from "./store";
 import { attempt, toastError, toastSuccess } from "./toast";
@@ -92,12 +93,10 @@ export class NoteEditor {
       }
     });
     this.preview.addEventListener("click", (e) => {
-      const link = (e.target as HTMLElement).closest<HTMLAnchorElement>("a.wikilink");
+      const link = (e.target as HTMLElement).closest<HTMLAnchorElement>("a.wikilink, a.tag");
       if (!link) return;
       e.preventDefault();
-      const target = (link.dataset.target ?? "").toLowerCase();
-      const hit = [...this.store.items.values()].find((i) => i.title.toLowerCase() === target || i.slug === target);
-      if (hit) this.actions.open(hit.id);
+      if (link.dataset.id) this.actions.open(link.dataset.id);
     });
     window.addEventListener("beforeunload", (e) => {
       if (this.dirty) e.preventDefault();
@@ -113,18 +112,18 @@ export class NoteEditor {
     return this.note?.id ?? null;
   }
 
-  /** Open a note for editing, or a blank one for a new note. */
-  async open(id: string | null): Promise<void> {
+  /** Open a note for editing, or a blank one for a new note (titled `title`: an unresolved link being written). */
+  async open(id: string | null, title = ""): Promise<void> {
     if (this.dirty && !window.confirm("Discard the unsaved changes of the note being edited?")) return;
     void this.loadTitles();
     if (!id) {
       this.note = null;
-      this.title.value = "";
+      this.title.value = title;
       this.text.value = "";
       this.kind.value = "note";
-      this.setClean("New note — write a title, then Save (Ctrl+S).");
+      this.setClean(title ? `New note “${title}” — write it, then Save (Ctrl+S).` : "New note — write a title, then Save (Ctrl+S).");
       this.renderPreview();
-      this.title.focus();
+      (title ? this.text : this.title).focus();
       return;
     }
     const data = await attempt("Opening the note", () => this.api.request<{ node: EditableNote | null }>(NOTE_FOR_EDIT, { id }));
@@ -172,7 +171,8 @@ export class NoteEditor {
   }
 
   private renderPreview(): void {
-    this.preview.innerHTML = renderMarkdown(this.text.value) || '<p class="hint">The preview shows here.</p>';
+    if (!this.text.value.trim()) fill(this.preview, h("p", { class: "hint", text: "The preview shows here." }));
+    else fill(this.preview, renderMarkdown(this.text.value, resolver(this.store)));
   }
 
   async saveNote(): Promise<void> {

@@ -107,6 +107,11 @@ async function boot(): Promise<void> {
       setView("editor");
       void editor.open(id);
     },
+    create: (title) => {
+      setView("editor");
+      void editor.open(null, title);
+    },
+    tag: (tag) => store.setFilters({ tag }),
   });
   new CaptureBox(api, store, (note) => {
     graph.addItems([note]);
@@ -137,7 +142,10 @@ async function boot(): Promise<void> {
   });
   document.addEventListener("keydown", (e) => {
     const typing = e.target instanceof HTMLInputElement || e.target instanceof HTMLTextAreaElement || e.target instanceof HTMLSelectElement;
-    if (e.key === "Escape" && !typing && store.selectedId) store.select(null);
+    // Esc closes one layer: a dialog (the browser closes it), else the hover preview, else the detail panel.
+    if (e.key === "Escape" && !e.defaultPrevented && !document.querySelector("dialog[open]")) {
+      if (!detail.dismissPreview() && !typing && store.selectedId) store.select(null);
+    }
     if (typing || e.ctrlKey || e.metaKey || e.altKey) return;
     if (e.key === "/") {
       e.preventDefault();
@@ -155,11 +163,28 @@ async function boot(): Promise<void> {
     }
   });
 
-  // The selected item lives in the URL, so a reload or a shared link reopens it.
+  // The selected item lives in the URL, so a reload or a shared link reopens it; each item opened is a step of the
+  // browser's history, so Back and Forward walk the notes read (closing the panel is not a step).
+  let fromHistory = false;
+  const itemInUrl = () => {
+    const m = /item=([^&]+)/.exec(location.hash);
+    return m ? decodeURIComponent(m[1]) : null;
+  };
   store.on("select", (id) => {
+    if (fromHistory) return;
     const url = new URL(location.href);
     url.hash = id ? `item=${encodeURIComponent(id)}` : "";
-    history.replaceState(null, "", url);
+    const shown = (history.state as { item?: string | null } | null)?.item ?? null;
+    if (id && id !== shown) history.pushState({ item: id }, "", url);
+    else history.replaceState({ item: id }, "", url);
+  });
+  window.addEventListener("popstate", () => {
+    fromHistory = true;
+    try {
+      store.select(itemInUrl());
+    } finally {
+      fromHistory = false;
+    }
   });
 
   window.__vaultgraph = { api, caps, store, graphPane: graph, list, search, detail, editor, progress,
@@ -168,8 +193,9 @@ async function boot(): Promise<void> {
   setView("graph");
   await Promise.all([list.load(), graph.load()]);
   progress.start();
-  const fromHash = /item=([^&]+)/.exec(location.hash);
-  if (fromHash) store.select(decodeURIComponent(fromHash[1]));
+  const fromUrl = itemInUrl();
+  history.replaceState({ item: fromUrl }, "", location.href);
+  if (fromUrl) store.select(fromUrl);
   document.body.dataset.ready = "true";
 }
 

@@ -54,6 +54,8 @@ export interface Filters {
   scope: "" | Item["scope"];
   agent: string;
   team: string;
+  /** Only items with this tag (or a nested tag under it: `a` takes `a/b`); empty = all. */
+  tag: string;
 }
 
 export interface PathStep {
@@ -80,10 +82,19 @@ export function typeKey(item: Pick<Item, "__typename" | "kind" | "docType">): st
   return item.docType ?? "document";
 }
 
+/** Whether the item carries `tag` or a tag nested under it, case-insensitive (Obsidian's tag search). */
+export function hasTag(item: Pick<Item, "tags">, tag: string): boolean {
+  const want = tag.toLowerCase();
+  return (item.tags ?? []).some((t) => {
+    const have = t.toLowerCase();
+    return have === want || have.startsWith(`${want}/`);
+  });
+}
+
 export class Store {
   readonly items = new Map<string, Item>();
   selectedId: string | null = null;
-  filters: Filters = { types: new Set(), scope: "", agent: "", team: "" };
+  filters: Filters = { types: new Set(), scope: "", agent: "", team: "", tag: "" };
   private readonly listeners = new Map<keyof Events, Listener<never>[]>();
 
   on<K extends keyof Events>(event: K, fn: Listener<Events[K]>): void {
@@ -137,6 +148,7 @@ export class Store {
     if (f.scope && item.scope !== f.scope) return false;
     if (f.agent && item.agentId !== f.agent) return false;
     if (f.team && item.teamId !== f.team) return false;
+    if (f.tag && !hasTag(item, f.tag)) return false;
     return true;
   }
 }
