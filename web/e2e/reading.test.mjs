@@ -1,6 +1,6 @@
 // @ts-check
 /** The reading view (issue 26.1): a note rendered whole in the detail pane, safely; attachments shown as what they
- * are; links that navigate, preview on hover, or start the note they name; browser history across notes (26.4). */
+ * are; links that navigate, preview on hover, or start the note they name. */
 import assert from "node:assert/strict";
 import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
 import path from "node:path";
@@ -141,35 +141,4 @@ scenario("attachments show as images, an SVG too, never as their source", {}, as
   assert.ok(!(await detail.textContent())?.includes("Summary"), "an attachment has no text summary section");
   assert.equal(await page.evaluate(() => window.__pwned ?? null), null);
   await ex.shot("svg-attachment");
-});
-
-scenario("back and forward move between the notes read", {}, async (ex) => {
-  await ex.makeNote("Third stop", "The end.");
-  await ex.makeNote("Second stop", "Then [[Third stop]].");
-  await ex.makeNote("First stop", "Go to [[Second stop]].");
-  await ex.open();
-  const page = ex.page;
-  const title = page.locator("#detail-title");
-  await ex.row("First stop").click();
-  await expectExactText(title, "First stop");
-  await page.locator("#reading-view a.wikilink", { hasText: "Second stop" }).click();
-  await expectExactText(title, "Second stop");
-  await page.locator("#reading-view a.wikilink", { hasText: "Third stop" }).click();
-  await expectExactText(title, "Third stop");
-  await page.evaluate(() => { window.__sameDocument = true; });
-  await page.goBack();
-  await expectExactText(title, "Second stop");
-  await page.goBack();
-  await expectExactText(title, "First stop");
-  await page.goForward();
-  await expectExactText(title, "Second stop");
-  assert.equal(await page.evaluate(() => window.__sameDocument ?? false), true, "history moved without a reload");
-  assert.match(page.url(), /#item=note_/);
-  await ex.shot("history");
-});
-
-scenario("an id that never existed is said to be unknown, not deleted", {}, async (ex) => {
-  await ex.makeNote("Only note", "Hello.");
-  await ex.open("/#item=note_doesnotexist");
-  await expectText(ex.page.locator("#detail-missing"), "No item has the id “note_doesnotexist”");
 });

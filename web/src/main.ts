@@ -13,6 +13,7 @@ import { ListPane } from "./list";
 import { ProgressBar } from "./progress";
 import { SearchBar } from "./search";
 import { Store } from "./store";
+import { TagPane } from "./tags";
 import { toastWarning } from "./toast";
 import { UploadDialog } from "./upload";
 
@@ -87,6 +88,7 @@ async function boot(): Promise<void> {
   onGraphShown = () => graph.shown();
   const list = new ListPane(api, store);
   const search = new SearchBar(api, caps, store, list);
+  const tags = new TagPane(api, store);
   const editor = new NoteEditor(api, store, {
     saved: (note, created) => {
       graph.addItems([note]);
@@ -191,7 +193,7 @@ async function boot(): Promise<void> {
     get graph() { return graph.graph; }, get sigma() { return graph.sigma; } };
 
   setView("graph");
-  await Promise.all([list.load(), graph.load()]);
+  await Promise.all([list.load(), graph.load(), tags.load()]);
   progress.start();
   const fromUrl = itemInUrl();
   history.replaceState({ item: fromUrl }, "", location.href);
