@@ -199,3 +199,26 @@ scenario("Load more is not offered once every item is here", {}, async (ex) => {
   await expectText(page.locator("#list-header"), "101 items");
   await expectHidden(page.locator("#list-more"));
 });
+
+scenario("the folder tree filters the list, subfolders included", {}, async (ex) => {
+  await ex.makeDocument("guides/setup.md", "# Setup\nInstall.");
+  await ex.makeDocument("guides/deep/tuning.md", "# Tuning\nFaster.");
+  await ex.makeDocument("data/people.csv", "name\nana\n");
+  await ex.makeNote("Loose", "At the top.");
+  await ex.open();
+  const page = ex.page;
+  const rows = page.locator("#item-list li.item-row");
+  await expectCount(rows, 4);
+  await page.click("#folder-pane summary");
+  await expectText(page.locator('#folder-list [data-folder="guides"]'), "2");
+  await page.click('#folder-list [data-folder="guides"]');
+  await expectCount(rows, 2);
+  await page.click('#folder-list [data-folder="guides/deep"]');
+  await expectCount(rows, 1);
+  await expectVisible(ex.row("Tuning"));
+  await page.selectOption("#folder-sort", "count");
+  await expectExactText(page.locator("#folder-list > ul > li > button").first(), "guides2");
+  await ex.shot("folders");
+  await page.click('#folder-list [data-folder="guides/deep"]');
+  await expectCount(rows, 4);
+});

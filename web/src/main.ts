@@ -8,6 +8,7 @@ import { Capabilities } from "./capabilities";
 import { DetailPanel } from "./detail";
 import { byId, fill, h } from "./dom";
 import { NoteEditor } from "./editor";
+import { FolderPane } from "./folders";
 import { GraphPane } from "./graph";
 import { ListPane } from "./list";
 import { ProgressBar } from "./progress";
@@ -89,6 +90,7 @@ async function boot(): Promise<void> {
   const list = new ListPane(api, store);
   const search = new SearchBar(api, caps, store, list);
   const tags = new TagPane(api, store);
+  new FolderPane(store);
   const editor = new NoteEditor(api, store, {
     saved: (note, created) => {
       graph.addItems([note]);
