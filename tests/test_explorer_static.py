@@ -6,6 +6,7 @@ from pathlib import Path
 
 import httpx
 
+from tests.support.server import RunningServer, serve_on_loopback
 from vaultgraph.explorer import Explorer
 
 
@@ -34,3 +35,34 @@ async def test_a_build_that_appears_later_is_served_without_a_restart(tmp_path: 
     script = await get(app, "/assets/app.js")
     assert script.status_code == 200 and "javascript" in script.headers["content-type"]
     assert (await get(app, "/missing.js")).status_code == 404
+
+
+async def test_fingerprinted_assets_are_immutable_and_gzipped_the_page_revalidates(tmp_path: Path) -> None:
+    """Through real HTTP (uvicorn on loopback): what a browser and a CDN need to cache the explorer right."""
+    dist = tmp_path / "dist"
+    (dist / "assets").mkdir(parents=True)
+    (dist / "index.html").write_text('<!doctype html><script src="/assets/index-3f9a1c.js"></script>' + " " * 2000)
+    (dist / "assets" / "index-3f9a1c.js").write_text("console.log('explorer');\n" * 200)
+    async with serve_on_loopback(Explorer(dist)) as url, httpx.AsyncClient(base_url=url) as client:
+        script = await client.get("/assets/index-3f9a1c.js", headers={"accept-encoding": "gzip"})
+        assert script.status_code == 200
+        assert script.headers["cache-control"] == "public, max-age=31536000, immutable"
+        assert script.headers["content-encoding"] == "gzip"
+        assert script.text == "console.log('explorer');\n" * 200  # httpx undid the gzip
+        page = await client.get("/", headers={"accept-encoding": "gzip"})
+        assert page.headers["cache-control"] == "no-cache"
+        assert page.headers["content-encoding"] == "gzip"
+        again = await client.get("/", headers={"if-none-match": page.headers["etag"]})
+        assert again.status_code == 304 and again.headers["cache-control"] == "no-cache"
+        # A name under assets/ that is not there is no promise for a year: it may be built next.
+        missing = await client.get("/assets/index-000000.js")
+        assert missing.status_code == 404 and missing.headers["cache-control"] == "no-cache"
+        plain = await client.get("/assets/index-3f9a1c.js", headers={"accept-encoding": "identity"})
+        assert "content-encoding" not in plain.headers
+
+
+async def test_the_server_answers_the_explorer_page_with_no_cache(server: RunningServer) -> None:
+    """The app as served: "/" (built or not) is revalidated, so a new build is never hidden behind a cache."""
+    page = await server.client.get("/")
+    assert page.status_code == 200
+    assert page.headers["cache-control"] == "no-cache"

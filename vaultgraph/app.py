@@ -23,6 +23,7 @@ from vaultgraph.http.auth import Authenticator, check_bind
 from vaultgraph.http.body_limit import BodySizeLimit
 from vaultgraph.http.cors import CorsPolicy
 from vaultgraph.http.disconnects import RequestIds
+from vaultgraph.http.files import DocumentFiles
 from vaultgraph.http.hosts import HostCheck, HostPolicy
 from vaultgraph.http.rate_limit import RateLimiter
 from vaultgraph.http.view import GuardedGraphQL
@@ -97,6 +98,7 @@ def create_app(settings: Settings) -> Starlette:
             Route("/graphql", graphql, methods=["GET", "POST"]),
             WebSocketRoute("/graphql", graphql),
             Route("/mcp", mcp, methods=["GET", "POST", "DELETE"]),
+            Route("/files/{id}", DocumentFiles(graphql.authenticator, services.documents), methods=["GET"]),
             Mount("/", app=Explorer()),  # the web explorer (web/dist), after the API routes
         ],
         lifespan=lifespan,

@@ -66,6 +66,16 @@ async def test_the_issue_scenario(server: RunningServer) -> None:
     assert after == [{"node": {"isGhost": True, "ref": "Project Plan", "key": "project-plan"}}]
 
 
+async def test_a_link_context_holds_whole_words(server: RunningServer) -> None:
+    """Issue 26.6: the backlink context, about 25 characters either side, cut words in two ("… the lazy doggie")."""
+    body = "The quick brownish fox jumped over [[Target]] and then the lazy doggies slept soundly."
+    note = (await server.data(SAVE, {"input": {"title": "Words", "body": body}}))["saveNote"]["note"]
+    [edge] = note["outgoing"]["edges"]
+    context = edge["node"]["context"]
+    assert context == "brownish fox jumped over [[Target]] and then the lazy"
+    assert all(word in body.split() for word in context.split())
+
+
 async def test_manual_link_capture_and_tags(server: RunningServer) -> None:
     one = (await server.data(SAVE, {"input": {"title": "One", "body": "#alpha"}}))["saveNote"]["note"]
     two = (await server.data(SAVE, {"input": {"title": "Two", "body": "#alpha #beta/gamma"}}))["saveNote"]["note"]

@@ -112,6 +112,7 @@ async def test_explorer(scenario: Scenario | str, settings: Settings, tenant: st
     env["VAULTGRAPH_E2E_TEST"] = scenario.name
     async with run_server(settings.model_copy(update=update)) as server:
         env["VAULTGRAPH_E2E_URL"] = server.url
+        env["VAULTGRAPH_E2E_DATA_DIR"] = str(settings.data_dir)  # where importVault may read in development mode
         if scenario.api_key:
             key = await server.app.state.keys.create(tenant, all_scopes=True, name="explorer e2e")
             env["VAULTGRAPH_E2E_KEY"] = key.secret

@@ -236,6 +236,10 @@ class DocumentService:
         return document
 
     async def read_content(self, principal: Principal, document: Document) -> str:
+        return (await self.read_bytes(principal, document)).decode("utf-8", errors="replace")
+
+    async def read_bytes(self, principal: Principal, document: Document) -> bytes:
+        """The file as stored (an attachment's bytes too), checked against its hash on the way."""
         target = self.workspace.file_for(principal.tenant_id, document.owner, document.path)
         data = await self.workspace.read(target, MAX_FILE_BYTES)
         digest = sha256_hex(data)
@@ -245,5 +249,5 @@ class DocumentService:
                                              len(data))
             if updated is not None and self.on_changed is not None:
                 await self.on_changed(updated)
-        return data.decode("utf-8", errors="replace")
+        return data
 

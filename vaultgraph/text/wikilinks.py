@@ -30,6 +30,7 @@ from vaultgraph.text.tags import find_tags
 __all__ = ["CONTEXT_CHARS", "ParsedText", "WikiLink", "parse", "resolve", "resolve_workspace"]
 
 CONTEXT_CHARS = 25
+_SPACE = re.compile(r"\s+")
 """How many characters of source either side of a link make up its ``context``."""
 
 # The link text cannot hold brackets or a line break, so "[[a [[b]]" links to "b" only. Masked text may only be
@@ -91,8 +92,16 @@ def _strip_md(target: str) -> str:
 
 
 def _context(source: str, start: int, end: int, region: tuple[int, int]) -> str:
-    around = source[max(region[0], start - CONTEXT_CHARS) : min(region[1], end + CONTEXT_CHARS)]
-    return " ".join(around.split())
+    """About CONTEXT_CHARS either side of the link, whitespace collapsed, in whole words: an edge that would cut a
+    word moves inward to the nearest space (a side that is one word, touching the link, stays as it is)."""
+    left, right = max(region[0], start - CONTEXT_CHARS), min(region[1], end + CONTEXT_CHARS)
+    if left > region[0] and not source[left - 1].isspace():
+        space = _SPACE.search(source, left, start)
+        left = space.end() if space else left
+    if right < region[1] and not source[right].isspace():
+        spaces = list(_SPACE.finditer(source, end, right))
+        right = spaces[-1].start() if spaces else right
+    return " ".join(source[left:right].split())
 
 
 def _link_text(source: str, scan: str, start: int, end: int) -> str | None:

@@ -5,6 +5,8 @@ declare global {
     __vaultgraph?: any;
     /** Set by a scenario; still there later only if the page was never reloaded. */
     __sameDocument?: boolean;
+    /** Set only if markup from a note ever ran as script (web/e2e/reading.test.mjs checks it never is). */
+    __pwned?: string;
   }
 }
 

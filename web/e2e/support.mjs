@@ -8,7 +8,8 @@
  * scenario and runs `node --test` on one scenario with
  *   VAULTGRAPH_E2E_URL   the server (required),
  *   VAULTGRAPH_E2E_TEST  the name of the one scenario to run (all of the file's scenarios when unset),
- *   VAULTGRAPH_E2E_KEY   an API key of that tenant, for the scenarios that ask for one (`{ apiKey: true }`).
+ *   VAULTGRAPH_E2E_KEY   an API key of that tenant, for the scenarios that ask for one (`{ apiKey: true }`),
+ *   VAULTGRAPH_E2E_DATA_DIR  the server's data folder, the one place importVault may read a vault from.
  * Screenshots go to $VAULTGRAPH_TEST_ARTIFACTS/web (default .vaultgraph-test/artifacts/web), one per `shot()`, and
  * one more when a scenario fails. A console error or an uncaught page error fails the scenario.
  */

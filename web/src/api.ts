@@ -96,6 +96,24 @@ export class Api {
     return this.send<T>(form, { "apollo-require-preflight": "true", accept: "application/graphql-response+json, application/json" });
   }
 
+  /** A document's bytes as stored (GET /files/{id}, with this browser's key): an attachment to show or download. */
+  async file(id: string): Promise<Blob> {
+    let response: Response;
+    try {
+      response = await fetch(new URL(`/files/${encodeURIComponent(id)}`, this.httpUrl), {
+        headers: this.key ? { authorization: `Bearer ${this.key}` } : {},
+      });
+    } catch (err) {
+      throw new ApiError(`Cannot reach the vaultgraph server (${(err as Error).message}). Is it running?`, "NETWORK");
+    }
+    if (!response.ok) {
+      const body = await response.json().catch(() => null) as { errors?: GraphQLErrorShape[] } | null;
+      if (body?.errors?.length) throw ApiError.from(body.errors);
+      throw new ApiError(`The server answered ${response.status} ${response.statusText}`, "HTTP");
+    }
+    return response.blob();
+  }
+
   private async send<T>(body: BodyInit, headers: Record<string, string>): Promise<T> {
     let response: Response;
     try {

@@ -4,8 +4,10 @@
 import type { Api } from "./api";
 import { type Capabilities, typeString } from "./capabilities";
 import { byId, fill, formatBytes, h, marked, relativeTime } from "./dom";
+import { headingId } from "./markdown";
 import { edgeStyle, stageClass, typeColor, typeLabel } from "./palette";
 import { CREATE_LINK, DELETE_LINK, ITEM_DETAIL, LINK_TYPES, itemFieldsFor } from "./queries";
+import { isAttachment, Reader } from "./reading";
 import { type Item, type Link, type Store, typeKey } from "./store";
 import { attempt, toastError, toastSuccess } from "./toast";
 
@@ -15,6 +17,7 @@ interface Detail extends Item {
   contentHash?: string;
   sizeBytes?: number;
   body?: string;
+  frontmatter?: Record<string, unknown>;
   createdAt?: string;
   archivedAt?: string | null;
   createdByAgentId?: string | null;
@@ -25,6 +28,10 @@ export interface DetailActions {
   linkDeleted: (id: string) => void;
   expand: (id: string) => Promise<number>;
   edit: (id: string) => void;
+  /** Start a new note with this title (an unresolved link was clicked). */
+  create: (title: string) => void;
+  /** Filter the list by a tag (a #tag was clicked). */
+  tag: (tag: string) => void;
 }
 
 type Suggestion = Record<string, unknown>;
@@ -36,9 +43,21 @@ export class DetailPanel {
   private readonly body = byId("detail-body");
   private current: Detail | null = null;
   private seq = 0;
+  private readonly reader: Reader;
+  /** A heading to scroll to once the item opening now is drawn ([[Note#Heading]]). */
+  private heading: string | null = null;
 
   constructor(private readonly api: Api, private readonly caps: Capabilities, private readonly store: Store,
               private readonly actions: DetailActions) {
+    this.reader = new Reader(api, store, {
+      open: (id, heading) => {
+        this.heading = heading;
+        if (store.selectedId === id) this.scrollToHeading();
+        else store.select(id);
+      },
+      create: (title) => actions.create(title),
+      tag: (tag) => actions.tag(tag),
+    });
     store.on("select", (id) => void this.show(id));
     store.on("item", (id) => this.onItemChanged(id));
     byId("detail-close").addEventListener("click", () => store.select(null));
@@ -59,17 +78,34 @@ export class DetailPanel {
     const data = await attempt("Opening the item", () => this.api.request<{ node: Detail | null }>(ITEM_DETAIL, { id }));
     if (seq !== this.seq) return;
     if (!data?.node) {
-      fill(this.body, h("p", { class: "hint", text: data ? "This item no longer exists." : "The item could not be loaded." }));
+      // Only an item this page has seen can have gone; an id from a stale or mistyped URL never existed here.
+      const text = !data ? "The item could not be loaded." : cached ? `“${cached.title}” no longer exists (deleted, or no longer visible to you).`
+        : `No item has the id “${id}”. The link may be mistyped, or the item is not visible to you.`;
+      fill(this.body, h("p", { class: "hint", text, attrs: { id: "detail-missing" } }));
       return;
     }
     // Each list leaves out the end that is this item; put it back so every link reads the same.
     const self = { __typename: data.node.__typename, id: data.node.id, title: data.node.title };
     for (const link of data.node.outgoing.nodes) link.from = self;
     for (const link of data.node.backlinks.nodes) link.to = self;
+    if (this.current?.id !== data.node.id) this.reader.reset();
     this.current = data.node;
     this.store.upsert([data.node], true);
     this.render(data.node);
+    this.scrollToHeading();
     if (data.node.__typename === "Note") void this.loadSuggestions(data.node.id, seq);
+  }
+
+  private scrollToHeading(): void {
+    const heading = this.heading;
+    this.heading = null;
+    if (!heading) return;
+    this.body.querySelector(`#reading-view [id="${CSS.escape(headingId(heading))}"]`)?.scrollIntoView({ block: "start" });
+  }
+
+  /** Esc closes the hover preview first, then the panel: one layer per key press. */
+  dismissPreview(): boolean {
+    return this.reader.dismiss();
   }
 
   reload(): void {
@@ -118,10 +154,14 @@ export class DetailPanel {
           attrs: { id: "detail-written-by" }, title: "Written through the API or MCP by this agent" }) : null),
       item.enrichment?.error ? h("p", { class: "error-text", text: item.enrichment.error }) : null,
       this.actionsRow(item),
-      isDoc ? h("section", { class: "detail-section" }, h("h3", { text: "Summary" }),
+      isDoc && !isAttachment(item) ? h("section", { class: "detail-section" }, h("h3", { text: "Summary" }),
         item.summary ? h("p", { class: "summary", text: item.summary })
           : h("p", { class: "hint", text: stage && !TERMINAL.has(stage) ? "The summary appears when enrichment gets there." : "No summary." }))
-        : this.notePreview(item),
+        : null,
+      h("section", { class: "detail-section" }, h("h3", { text: isDoc ? (isAttachment(item) ? "Attachment" : "Content") : "Note" }),
+        isDoc ? this.reader.document({ __typename: "Document", id: item.id, title: item.title, path: item.path, docType: item.docType,
+          sizeBytes: item.sizeBytes }, item.outgoing.nodes)
+          : this.reader.note(item.body ?? "", item.frontmatter, item.outgoing.nodes, item.id)),
       item.tags?.length ? h("div", { class: "tags" }, item.tags.map((t) => h("span", { class: "tag", text: `#${t}` }))) : null,
       this.linkSection("Outgoing links", item.outgoing, "out"),
       this.linkSection("Backlinks", item.backlinks, "in"),
@@ -167,13 +207,6 @@ export class DetailPanel {
       toastSuccess("Queued for enrichment again");
       this.store.updateOne(id, { enrichment: { stage: "QUEUED", error: null, updatedAt: new Date().toISOString() } });
     }
-  }
-
-  private notePreview(item: Detail): HTMLElement {
-    const body = (item.body ?? "").trim();
-    const text = body.length > 600 ? `${body.slice(0, 600)}…` : body;
-    return h("section", { class: "detail-section" }, h("h3", { text: "Note" }),
-      text ? h("pre", { class: "note-preview", text }) : h("p", { class: "hint", text: "Empty note." }));
   }
 
   private linkSection(title: string, links: { totalCount: number; nodes: Link[] }, direction: "out" | "in"): HTMLElement {

@@ -1,9 +1,10 @@
 // The note editor: markdown in a textarea with a live preview, `[[` completing note titles, Ctrl+S saving through
 // saveNote (the one write path for notes, guarded by the body hash so a concurrent edit is a CONFLICT, not a loss).
 
-import type { Api } from "./api";
+import { type Api, ApiError } from "./api";
 import { byId, fill, h } from "./dom";
 import { renderMarkdown } from "./markdown";
+import { resolver } from "./resolve";
 import { NOTE_FOR_EDIT, NOTE_TITLES, SAVE_NOTE } from "./queries";
 import type { Item, Store } from "./store";
 import { attempt, toastError, toastSuccess } from "./toast";
@@ -92,12 +93,10 @@ export class NoteEditor {
       }
     });
     this.preview.addEventListener("click", (e) => {
-      const link = (e.target as HTMLElement).closest<HTMLAnchorElement>("a.wikilink");
+      const link = (e.target as HTMLElement).closest<HTMLAnchorElement>("a.wikilink, a.tag");
       if (!link) return;
       e.preventDefault();
-      const target = (link.dataset.target ?? "").toLowerCase();
-      const hit = [...this.store.items.values()].find((i) => i.title.toLowerCase() === target || i.slug === target);
-      if (hit) this.actions.open(hit.id);
+      if (link.dataset.id) this.actions.open(link.dataset.id);
     });
     window.addEventListener("beforeunload", (e) => {
       if (this.dirty) e.preventDefault();
@@ -113,18 +112,18 @@ export class NoteEditor {
     return this.note?.id ?? null;
   }
 
-  /** Open a note for editing, or a blank one for a new note. */
-  async open(id: string | null): Promise<void> {
+  /** Open a note for editing, or a blank one for a new note (titled `title`: an unresolved link being written). */
+  async open(id: string | null, title = ""): Promise<void> {
     if (this.dirty && !window.confirm("Discard the unsaved changes of the note being edited?")) return;
     void this.loadTitles();
     if (!id) {
       this.note = null;
-      this.title.value = "";
+      this.title.value = title;
       this.text.value = "";
       this.kind.value = "note";
-      this.setClean("New note — write a title, then Save (Ctrl+S).");
+      this.setClean(title ? `New note “${title}” — write it, then Save (Ctrl+S).` : "New note — write a title, then Save (Ctrl+S).");
       this.renderPreview();
-      this.title.focus();
+      (title ? this.text : this.title).focus();
       return;
     }
     const data = await attempt("Opening the note", () => this.api.request<{ node: EditableNote | null }>(NOTE_FOR_EDIT, { id }));
@@ -172,7 +171,8 @@ export class NoteEditor {
   }
 
   private renderPreview(): void {
-    this.preview.innerHTML = renderMarkdown(this.text.value) || '<p class="hint">The preview shows here.</p>';
+    if (!this.text.value.trim()) fill(this.preview, h("p", { class: "hint", text: "The preview shows here." }));
+    else fill(this.preview, renderMarkdown(this.text.value, resolver(this.store)));
   }
 
   async saveNote(): Promise<void> {
@@ -198,6 +198,10 @@ export class NoteEditor {
       result = (await this.api.request<SavePayload>(SAVE_NOTE, { input })).saveNote;
     } catch (err) {
       this.save.disabled = false;
+      if (this.note && err instanceof ApiError && err.code === "CONFLICT" && err.errors[0]?.extensions?.id === this.note.id) {
+        this.offerConflict(this.note.id);
+        return;
+      }
       this.status.textContent = "Not saved";
       toastError(err, "Saving the note");
       return;
@@ -210,6 +214,38 @@ export class NoteEditor {
     this.store.upsert([result.note]);
     this.actions.saved(result.note, result.created);
     toastSuccess(`${result.created ? "Created" : "Saved"} “${result.note.title}”`);
+  }
+
+  /** The note changed on the server since it was opened here (another tab, an agent, a capture): say so, and let
+   * the person take the saved version, overwrite it with theirs, or merge the two by hand. */
+  private offerConflict(id: string): void {
+    const latest = async (): Promise<EditableNote | null> => {
+      const data = await attempt("Reading the saved note", () => this.api.request<{ node: EditableNote | null }>(NOTE_FOR_EDIT, { id }));
+      return data?.node ?? null;
+    };
+    const button = (text: string, idName: string, act: (saved: EditableNote) => void) =>
+      h("button", { class: "btn btn-small", text, attrs: { type: "button", id: idName }, on: { click: async () => {
+        const saved = await latest();
+        if (saved && this.note?.id === id) act(saved);
+      } } });
+    fill(this.status, h("span", { class: "conflict", attrs: { role: "alert", id: "editor-conflict" } },
+      "Not saved: this note changed since you opened it. ",
+      button("Reload the saved version", "conflict-reload", (saved) => this.fillFrom(saved)),
+      " ",
+      button("Overwrite with mine", "conflict-overwrite", (saved) => {
+        this.note = saved; // the text stays this editor's; the save is now checked against what is stored
+        void this.saveNote();
+      }),
+      " ",
+      button("Merge by hand", "conflict-merge", (saved) => {
+        const mine = this.text.value;
+        this.note = saved; // the next save is checked against the version merged in
+        this.text.value = `<<<<<<< yours\n${mine}\n=======\n${saved.body}\n>>>>>>> saved\n`;
+        this.markDirty();
+        this.renderPreview();
+        this.status.textContent = "Both versions are in the text: keep what you want, remove the markers, then Save.";
+        this.text.focus();
+      })));
   }
 
   // --- [[ autocomplete ---------------------------------------------------------------------------------------

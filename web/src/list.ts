@@ -53,6 +53,9 @@ export class ListPane {
     this.team.addEventListener("change", () => store.setFilters({ team: this.team.value }));
     this.more.addEventListener("click", () => void this.loadMore());
     this.list.addEventListener("keydown", (e) => this.onKey(e));
+    this.list.addEventListener("focusin", (e) => {
+      if (e.target instanceof HTMLButtonElement && e.target.classList.contains("item-button")) this.rove(e.target);
+    });
   }
 
   async load(): Promise<void> {
@@ -109,8 +112,9 @@ export class ListPane {
     const shown = all.filter((i) => this.store.matches(i));
     fill(this.list, shown.map((item) => this.row(item)));
     this.markSelected(this.store.selectedId);
-    const more = this.hasMore.documents || this.hasMore.notes;
     const total = Math.max(this.totals.documents + this.totals.notes, all.length);
+    // Items also arrive by the graph, live events and search: the pages may say "more" of what is all here.
+    const more = (this.hasMore.documents || this.hasMore.notes) && all.length < total;
     const filtered = shown.length !== all.length ? ` · ${shown.length} match the filters` : "";
     this.header.textContent = !all.length ? "" : more ? `${all.length} of ${total} items${filtered}`
       : `${all.length} item${all.length === 1 ? "" : "s"}${filtered}`;
@@ -150,6 +154,15 @@ export class ListPane {
     for (const li of this.list.querySelectorAll<HTMLLIElement>("li.item-row")) {
       li.setAttribute("aria-selected", String(li.dataset.id === id));
     }
+    this.rove();
+  }
+
+  /** One Tab stop for the whole list, the selected row's (else the first, else `to`); the arrow keys move it: a
+   * roving tabindex, so Tab leaves the list in one press instead of one per row. */
+  rove(to?: HTMLButtonElement): void {
+    const buttons = [...this.list.querySelectorAll<HTMLButtonElement>("button.item-button")];
+    const stop = to ?? this.list.querySelector<HTMLButtonElement>('li[aria-selected="true"] button.item-button') ?? buttons[0];
+    for (const button of buttons) button.tabIndex = button === stop ? 0 : -1;
   }
 
   private renderChips(all: Item[]): void {
@@ -197,6 +210,7 @@ export class ListPane {
     const at = buttons.indexOf(document.activeElement as HTMLButtonElement);
     const next = e.key === "Home" ? 0 : e.key === "End" ? buttons.length - 1
       : e.key === "ArrowDown" ? Math.min(buttons.length - 1, at + 1) : Math.max(0, at - 1);
+    this.rove(buttons[next]);
     buttons[next].focus();
     e.preventDefault();
   }

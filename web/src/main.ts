@@ -8,11 +8,13 @@ import { Capabilities } from "./capabilities";
 import { DetailPanel } from "./detail";
 import { byId, fill, h } from "./dom";
 import { NoteEditor } from "./editor";
+import { FolderPane } from "./folders";
 import { GraphPane } from "./graph";
 import { ListPane } from "./list";
 import { ProgressBar } from "./progress";
 import { SearchBar } from "./search";
 import { Store } from "./store";
+import { TagPane } from "./tags";
 import { toastWarning } from "./toast";
 import { UploadDialog } from "./upload";
 
@@ -87,6 +89,8 @@ async function boot(): Promise<void> {
   onGraphShown = () => graph.shown();
   const list = new ListPane(api, store);
   const search = new SearchBar(api, caps, store, list);
+  const tags = new TagPane(api, store);
+  new FolderPane(store);
   const editor = new NoteEditor(api, store, {
     saved: (note, created) => {
       graph.addItems([note]);
@@ -107,6 +111,11 @@ async function boot(): Promise<void> {
       setView("editor");
       void editor.open(id);
     },
+    create: (title) => {
+      setView("editor");
+      void editor.open(null, title);
+    },
+    tag: (tag) => store.setFilters({ tag }),
   });
   new CaptureBox(api, store, (note) => {
     graph.addItems([note]);
@@ -137,7 +146,10 @@ async function boot(): Promise<void> {
   });
   document.addEventListener("keydown", (e) => {
     const typing = e.target instanceof HTMLInputElement || e.target instanceof HTMLTextAreaElement || e.target instanceof HTMLSelectElement;
-    if (e.key === "Escape" && !typing && store.selectedId) store.select(null);
+    // Esc closes one layer: a dialog (the browser closes it), else the hover preview, else the detail panel.
+    if (e.key === "Escape" && !e.defaultPrevented && !document.querySelector("dialog[open]")) {
+      if (!detail.dismissPreview() && !typing && store.selectedId) store.select(null);
+    }
     if (typing || e.ctrlKey || e.metaKey || e.altKey) return;
     if (e.key === "/") {
       e.preventDefault();
@@ -155,21 +167,39 @@ async function boot(): Promise<void> {
     }
   });
 
-  // The selected item lives in the URL, so a reload or a shared link reopens it.
+  // The selected item lives in the URL, so a reload or a shared link reopens it; each item opened is a step of the
+  // browser's history, so Back and Forward walk the notes read (closing the panel is not a step).
+  let fromHistory = false;
+  const itemInUrl = () => {
+    const m = /item=([^&]+)/.exec(location.hash);
+    return m ? decodeURIComponent(m[1]) : null;
+  };
   store.on("select", (id) => {
+    if (fromHistory) return;
     const url = new URL(location.href);
     url.hash = id ? `item=${encodeURIComponent(id)}` : "";
-    history.replaceState(null, "", url);
+    const shown = (history.state as { item?: string | null } | null)?.item ?? null;
+    if (id && id !== shown) history.pushState({ item: id }, "", url);
+    else history.replaceState({ item: id }, "", url);
+  });
+  window.addEventListener("popstate", () => {
+    fromHistory = true;
+    try {
+      store.select(itemInUrl());
+    } finally {
+      fromHistory = false;
+    }
   });
 
   window.__vaultgraph = { api, caps, store, graphPane: graph, list, search, detail, editor, progress,
     get graph() { return graph.graph; }, get sigma() { return graph.sigma; } };
 
   setView("graph");
-  await Promise.all([list.load(), graph.load()]);
+  await Promise.all([list.load(), graph.load(), tags.load()]);
   progress.start();
-  const fromHash = /item=([^&]+)/.exec(location.hash);
-  if (fromHash) store.select(decodeURIComponent(fromHash[1]));
+  const fromUrl = itemInUrl();
+  history.replaceState({ item: fromUrl }, "", location.href);
+  if (fromUrl) store.select(fromUrl);
   document.body.dataset.ready = "true";
 }
 

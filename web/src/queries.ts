@@ -41,7 +41,7 @@ export const ITEM_DETAIL = `query ItemDetail($id: ID!) {
       backlinks(first: 100) { totalCount nodes { ${BACKLINK_FIELDS} } }
     }
     ... on Document { contentHash sizeBytes createdAt }
-    ... on Note { body bodySha256 createdAt archivedAt createdByAgentId }
+    ... on Note { body bodySha256 frontmatter createdAt archivedAt createdByAgentId }
   }
 }`;
 

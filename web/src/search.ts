@@ -52,6 +52,8 @@ export class SearchBar {
       e.preventDefault();
       void this.run();
     });
+    // The type chips, the owner drop-downs and the tag filter apply to hits as to the list: a change re-runs.
+    store.on("filters", () => this.list.searching && this.input.value.trim() && void this.run());
     this.input.addEventListener("input", () => {
       if (!this.input.value.trim() && this.list.searching) this.clear();
     });
@@ -100,6 +102,7 @@ export class SearchBar {
     this.min.hidden = !args.includes("minScore");
     const optional: [string, string][] = [
       ["mode", this.argType("mode") ?? "SearchMode"], ["scope", "Scope"], ["limit", "Int"], ["minScore", "Float"],
+      ["types", "[String!]"], ["tags", "[String!]"],
     ];
     const present = optional.filter(([name]) => args.includes(name));
     const vars = ["$query: String!", ...present.map(([name, type]) => `$${name}: ${type}`)];
@@ -120,7 +123,7 @@ export class SearchBar {
     // The generic selection summarises objects; the item gets the list's full fields instead.
     const viaType = this.caps.fieldTypeName(hitType, "via");
     const parts = ["__typename", `item { ${itemFieldsFor(this.caps.fieldTypeName(hitType, "item") ?? "Item")} }`];
-    for (const name of ["score", "keywordScore", "vectorScore", "snippet", "fusion", "matched"]) {
+    for (const name of ["score", "keywordScore", "vectorScore", "keywordRank", "vectorRank", "snippet", "fusion", "matched"]) {
       if (this.caps.has(hitType, name) && generic.includes(name)) parts.push(name);
     }
     if (viaType) parts.push(`via { ${this.caps.selection(viaType)} }`);
@@ -132,11 +135,17 @@ export class SearchBar {
     if (!query || !this.document) return;
     const seq = ++this.seq;
     this.list.searching = true;
+    fill(this.results, h("span", { text: `Searching for “${query}”…` }));
     this.showResults(h("li", { class: "hint", text: "Searching…" }));
+    const f = this.store.filters;
     try {
       const data = await this.api.request<{ search: Hit[] | { hits: Hit[] } }>(this.document, {
-        query, mode: this.mode.value || undefined, scope: this.store.filters.scope || null, limit: 25,
+        query, mode: this.mode.value || undefined, scope: f.scope || null, limit: 25,
         minScore: this.min.value ? Number(this.min.value) : null,
+        // A chip's key is "note" for notes of every non-daily kind, else a note kind or a docType: the server
+        // takes item types, kinds and docTypes alike; what it cannot tell apart (moc from daily) is sorted here.
+        types: f.types.size ? [...f.types].map((t) => (t === "note" ? "Note" : t)) : null,
+        tags: f.tag ? [f.tag] : null,
       });
       if (seq !== this.seq) return;
       const hits = Array.isArray(data.search) ? data.search : data.search.hits;
@@ -144,6 +153,8 @@ export class SearchBar {
     } catch (err) {
       if (seq !== this.seq) return;
       toastError(err, "Searching");
+      // The header of the previous search must not stand over this failure.
+      fill(this.results, h("span", { class: "error-text", text: `Search for “${query}” failed` }), this.clearButton());
       this.showResults(h("li", { class: "hint error-text", text: `Search failed: ${(err as Error).message}` }));
     }
   }
@@ -154,6 +165,7 @@ export class SearchBar {
     byId("list-empty").hidden = true;
     byId("list-more").hidden = true;
     fill(this.list.element, children);
+    this.list.rove();
   }
 
   clear(): void {
@@ -164,11 +176,32 @@ export class SearchBar {
     this.list.render();
   }
 
-  private render(query: string, hits: Hit[]): void {
-    this.store.upsert(hits.map((hit) => hit.item), true);
+  private clearButton(): HTMLButtonElement {
+    return h("button", { class: "link-button", text: "Clear", attrs: { type: "button" }, on: { click: () => { this.input.value = ""; this.clear(); } } });
+  }
+
+  private render(query: string, all: Hit[]): void {
+    this.store.upsert(all.map((hit) => hit.item), true);
+    // The list's filters, exactly; attachments only when their chip asks for them (they have no text to match).
+    const wantAttachments = this.store.filters.types.has("attachment");
+    const kept = all.filter((hit) => this.store.matches(hit.item));
+    const hits = kept.filter((hit) => wantAttachments || hit.item.docType !== "attachment");
+    const hidden = kept.length - hits.length;
+    const fusion = all.find((hit) => typeof hit.fusion === "string")?.fusion as string | undefined;
+    const ranks = h("button", { class: "link-button", text: this.list.element.classList.contains("show-ranks") ? "Hide ranks" : "Ranks",
+      attrs: { type: "button", id: "search-ranks", "aria-pressed": String(this.list.element.classList.contains("show-ranks")) },
+      title: "Show each hit's rank in the keyword and vector channels, and how they were fused" });
+    ranks.addEventListener("click", () => {
+      const on = this.list.element.classList.toggle("show-ranks");
+      ranks.textContent = on ? "Hide ranks" : "Ranks";
+      ranks.setAttribute("aria-pressed", String(on));
+    });
     fill(this.results,
-      h("span", { text: `${hits.length} result${hits.length === 1 ? "" : "s"} for “${query}” · ${this.mode.value.toLowerCase()}` }),
-      h("button", { class: "link-button", text: "Clear", attrs: { type: "button" }, on: { click: () => { this.input.value = ""; this.clear(); } } }));
+      h("span", { text: `${hits.length} result${hits.length === 1 ? "" : "s"} for “${query}” · ${this.mode.value.toLowerCase()}`
+        + (fusion ? ` · ${fusion.toLowerCase()} fusion` : "")
+        + (all.length > kept.length ? ` · ${all.length - kept.length} outside the filters` : "")
+        + (hidden ? ` · ${hidden} attachment${hidden === 1 ? "" : "s"} left out (pick the Attachment chip)` : "") }),
+      h("span", { class: "search-actions" }, ranks, this.clearButton()));
     if (!hits.length) {
       this.showResults(h("li", { class: "hint", text: "Nothing matched. Try other words or another mode." }));
       return;
@@ -205,6 +238,11 @@ export class SearchBar {
           h("span", { class: "item-title", text: item.title }),
           typeof hit.snippet === "string" && hit.snippet ? h("span", { class: "snippet" }, marked(hit.snippet)) : null,
           h("span", { class: "scores" }, bar("score", score, "total"), bar("keyword", keyword, "kw"), bar("vector", vector, "vec")),
+          h("span", { class: "ranks", text: [
+            num(hit.keywordRank) !== null ? `keyword #${hit.keywordRank as number}` : "no keyword hit",
+            num(hit.vectorRank) !== null ? `vector #${hit.vectorRank as number}` : "no vector hit",
+            typeof hit.fusion === "string" ? `${hit.fusion.toLowerCase()} fusion` : null,
+          ].filter(Boolean).join(" · ") }),
           viaText ? h("span", { class: "via", text: `via ${viaText}` }) : null)));
   }
 }

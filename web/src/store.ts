@@ -54,6 +54,10 @@ export interface Filters {
   scope: "" | Item["scope"];
   agent: string;
   team: string;
+  /** Only items with this tag (or a nested tag under it: `a` takes `a/b`); empty = all. */
+  tag: string;
+  /** Only items in this folder or below it (`guides` takes `guides/setup.md`); empty = all. */
+  folder: string;
 }
 
 export interface PathStep {
@@ -80,10 +84,25 @@ export function typeKey(item: Pick<Item, "__typename" | "kind" | "docType">): st
   return item.docType ?? "document";
 }
 
+/** The folder an item sits in: a document's path without its file name, a note's slug without its last part. */
+export function folderOf(item: Pick<Item, "__typename" | "path" | "slug">): string {
+  const where = (item.__typename === "Document" ? item.path : item.slug) ?? "";
+  return where.includes("/") ? where.slice(0, where.lastIndexOf("/")) : "";
+}
+
+/** Whether the item carries `tag` or a tag nested under it, case-insensitive (Obsidian's tag search). */
+export function hasTag(item: Pick<Item, "tags">, tag: string): boolean {
+  const want = tag.toLowerCase();
+  return (item.tags ?? []).some((t) => {
+    const have = t.toLowerCase();
+    return have === want || have.startsWith(`${want}/`);
+  });
+}
+
 export class Store {
   readonly items = new Map<string, Item>();
   selectedId: string | null = null;
-  filters: Filters = { types: new Set(), scope: "", agent: "", team: "" };
+  filters: Filters = { types: new Set(), scope: "", agent: "", team: "", tag: "", folder: "" };
   private readonly listeners = new Map<keyof Events, Listener<never>[]>();
 
   on<K extends keyof Events>(event: K, fn: Listener<Events[K]>): void {
@@ -137,6 +156,8 @@ export class Store {
     if (f.scope && item.scope !== f.scope) return false;
     if (f.agent && item.agentId !== f.agent) return false;
     if (f.team && item.teamId !== f.team) return false;
+    if (f.tag && !hasTag(item, f.tag)) return false;
+    if (f.folder && !`${folderOf(item)}/`.startsWith(`${f.folder}/`)) return false;
     return true;
   }
 }

@@ -25,11 +25,13 @@ interface UploadPayload {
   documents: Item[];
 }
 
+/** A report as counts (`seen: 12 · new: 2`): a list of paths counts its entries; ids say nothing to a person. */
 function summary(value: unknown): string {
   if (!value || typeof value !== "object") return "";
   return Object.entries(value as Record<string, unknown>)
-    .filter(([k, v]) => k !== "__typename" && (typeof v === "number" || typeof v === "string" || typeof v === "boolean"))
-    .map(([k, v]) => `${k}: ${String(v)}`)
+    .filter(([k, v]) => k !== "__typename" && !/id$/i.test(k)
+      && (Array.isArray(v) || typeof v === "number" || typeof v === "string" || typeof v === "boolean"))
+    .map(([k, v]) => `${k}: ${Array.isArray(v) ? v.length : String(v)}`)
     .slice(0, 6)
     .join(" · ");
 }
@@ -175,7 +177,8 @@ export class UploadDialog {
       this.rescan.classList.remove("spinning");
       if (!data) return;
       const text = summary(data.rescanWorkspace);
-      toastSuccess(`Rescan started${text ? ` — ${text}` : ""}`);
+      // The mutation answers when the scan is over: new and changed files are queued for enrichment by then.
+      toastSuccess(`Rescan finished${text ? ` — ${text}` : ""}; new and changed files are queued for enrichment`);
       this.rescanned();
     });
   }
