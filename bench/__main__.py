@@ -22,7 +22,7 @@ from bench.run import Options, run
 
 # --smoke: enough of everything to show that every workload still runs, in a minute or two.
 SMOKE = {"notes": 200, "large": False, "warmup": 1, "iterations": 5, "max_seconds": 0.5, "concurrency": 2,
-         "ingest_notes": 20, "ingest_seconds": 15.0, "ingest_bulk_notes": 50, "subscribers": 10, "events": 2,
+         "ingest_notes": 20, "ingest_seconds": 15.0, "ingest_bulk_notes": 50, "subscribers": "10", "events": 2,
          "search_queries": 5}
 
 
@@ -55,7 +55,9 @@ def parse(argv: list[str]) -> tuple[Options, Path]:
                       help="notes of the vault the bulk path imports, twice (with and without embedding); "
                       "at most 5,000, the scan's file limit; 0 skips it (default 1,000)")
     work.add_argument("--search-queries", type=int, default=50, help="queries for recall@10 (default 50)")
-    work.add_argument("--subscribers", type=int, default=500, help="WebSocket subscribers (default 500)")
+    work.add_argument("--subscribers", default="500",
+                      help="WebSocket subscribers; a comma-separated list gives one fan-out row per count, the curve "
+                           "(default 500)")
     work.add_argument("--events", type=int, default=20, help="events published to them (default 20)")
     work.add_argument("--event-rate", type=float, default=2.0, help="events a second (default 2)")
     work.add_argument("--no-peer", action="store_true", help="skip @neo4j/graphql")
@@ -69,6 +71,8 @@ def parse(argv: list[str]) -> tuple[Options, Path]:
                        "unique suffix; no peak RSS for it)")
     infra.add_argument("--smoke", action="store_true",
                        help="a tiny run that checks the harness, not the speed (200 notes, a few calls each)")
+    infra.add_argument("--profile", type=Path, metavar="DIR",
+                       help="record the server with py-spy during each workload: one flame graph per row in DIR")
     infra.add_argument("--json", type=Path, default=DATA_DIR / "last-run.json", help="where to write the figures")
     args = parser.parse_args(argv)
     if args.smoke:
@@ -86,9 +90,10 @@ def parse(argv: list[str]) -> tuple[Options, Path]:
         ingest_concurrency=args.ingest_concurrency, ingest_seconds=args.ingest_seconds,
         ingest_bulk_notes=args.ingest_bulk_notes,
         search_queries=args.search_queries,
-        subscribers=args.subscribers, events=args.events, event_rate=args.event_rate, peer=not args.no_peer,
+        subscribers=tuple(int(n) for n in str(args.subscribers).split(",")), events=args.events,
+        event_rate=args.event_rate, peer=not args.no_peer,
         neo4j_port=args.neo4j_port, neo4j_heap_mb=args.neo4j_heap_mb, neo4j_pagecache_mb=args.neo4j_pagecache_mb,
-        keep_data=args.keep_data, neo4j_uri=args.neo4j_uri,
+        keep_data=args.keep_data, neo4j_uri=args.neo4j_uri, profile=args.profile,
         tenant=f"bench-{uuid.uuid4().hex[:8]}" if args.neo4j_uri else "bench",
         command="python -m bench " + shlex.join(argv),
     ), args.json

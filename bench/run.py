@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
-from bench import fanout, ingest, search
+from bench import fanout, ingest, profiles, search
 from bench.client import GraphQLClient
 from bench.generate import Dataset, generate, pick_seeds, verify
 from bench.load import bulk_load, prepare_schema
@@ -49,7 +51,7 @@ class Options:
     ingest_seconds: float
     ingest_bulk_notes: int
     search_queries: int
-    subscribers: int
+    subscribers: tuple[int, ...]  # one fan-out row per count: the curve
     events: int
     event_rate: float
     peer: bool
@@ -58,6 +60,7 @@ class Options:
     neo4j_pagecache_mb: int
     keep_data: bool
     neo4j_uri: str | None  # an existing Neo4j: nothing is started or wiped, tenants get a unique suffix
+    profile: Path | None  # py-spy flame graphs of the server, one per row (bench/profiles.py)
     tenant: str
     command: str
 
@@ -162,7 +165,8 @@ async def _workloads(options: Options, report: Report, sides: Sides, fields: set
                      server: Proc) -> None:
     if "graph" in options.groups:
         for workload in graph_workloads(sides):
-            stats = await compare(workload.targets, options.budget)
+            with profiles.recording(server, options.profile, workload.name):
+                stats = await compare(workload.targets, options.budget)
             report.add(Row(workload.name, stats.get("vaultgraph"), stats.get("floor"), stats.get("peer"),
                            note=workload.note, per_object=workload.per_object))
     if "search" in options.groups:
@@ -189,5 +193,7 @@ async def _workloads(options: Options, report: Report, sides: Sides, fields: set
         if missing:
             report.skipped["subscription fan-out"] = missing
         else:
-            report.add(await fanout.run(url, sides.dataset.tenant, server, options.subscribers, options.events,
-                                        options.event_rate))
+            for subscribers in options.subscribers:
+                report.add(await fanout.run(
+                    url, sides.dataset.tenant, server, subscribers, options.events, options.event_rate,
+                    functools.partial(profiles.recording, server, options.profile, f"fanout-{subscribers}")))

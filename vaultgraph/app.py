@@ -39,8 +39,10 @@ from vaultgraph.workspace import check_key
 def uvicorn_options(settings: Settings) -> dict[str, Any]:
     """What uvicorn needs beyond the app, for `vaultgraph serve` and the test servers alike: a WebSocket frame is
     read only a little past the request cap (http/ws.py answers a message over the cap; uvicorn's default reads
-    16 MiB)."""
-    return {"ws": "websockets-sansio", "ws_max_size": settings.max_body_bytes + FRAME_SLACK_BYTES}
+    16 MiB). No permessage-deflate: subscription frames are a few hundred bytes, which compression does not
+    shrink, and compressing each socket's copy of an event was a tenth of a fan-out's CPU (bench/README.md)."""
+    return {"ws": "websockets-sansio", "ws_max_size": settings.max_body_bytes + FRAME_SLACK_BYTES,
+            "ws_per_message_deflate": False}
 
 
 class GraphQLApp(GuardedGraphQL):

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Iterator
+from typing import Any
 
 import structlog
 from graphql.error import GraphQLError
@@ -26,6 +28,15 @@ class ErrorPolicy(MaskErrors):
 
     def __init__(self) -> None:
         super().__init__(should_mask_error=lambda error: True)
+
+    def on_stream_result(self, result: Any) -> Iterator[None]:
+        """A streamed result without errors has nothing to mask: skip MaskErrors' checks (a `Protocol` isinstance
+        per result, a few percent of a subscription fan-out's CPU)."""
+        if getattr(result, "errors", None) or getattr(result, "incremental", None) \
+                or getattr(result, "completed", None):
+            yield from super().on_stream_result(result)
+        else:
+            yield
 
     def anonymise_error(self, error: GraphQLError) -> GraphQLError:
         original = error.original_error
