@@ -24,9 +24,11 @@ from vaultgraph.http.body_limit import BodySizeLimit
 from vaultgraph.http.cors import CorsPolicy
 from vaultgraph.http.disconnects import RequestIds
 from vaultgraph.http.hosts import HostCheck, HostPolicy
+from vaultgraph.http.metrics import metrics_endpoint
 from vaultgraph.http.rate_limit import RateLimiter
 from vaultgraph.http.view import GuardedGraphQL
 from vaultgraph.http.ws import FRAME_SLACK_BYTES
+from vaultgraph.metrics import Metrics
 from vaultgraph.resolvers.root import build_schema
 from vaultgraph.runtime import build_runtime, upload_limits
 from vaultgraph.schema.context import Context
@@ -48,6 +50,8 @@ def uvicorn_options(settings: Settings) -> dict[str, Any]:
 class GraphQLApp(GuardedGraphQL):
     """Strawberry's ASGI app with vaultgraph's typed Context; who is asking comes from http/auth.py."""
 
+    metrics: Metrics | None = None
+
     def __init__(self, services: Services, schema: Schema, authenticator: Authenticator, **kwargs: Any) -> None:
         super().__init__(schema, authenticator, **kwargs)
         self.services = services
@@ -57,17 +61,21 @@ class GraphQLApp(GuardedGraphQL):
         return Context(principal=principal, services=self.services, request=request, response=response)
 
 
-def build_graphql(settings: Settings, services: Services, keys: ApiKeyService, cors: CorsPolicy) -> GraphQLApp:
+def build_graphql(settings: Settings, services: Services, keys: ApiKeyService, cors: CorsPolicy,
+                  metrics: Metrics | None = None) -> GraphQLApp:
     """The GraphQL app with the API limits, the batching cap and the admission rules from Settings."""
     dev_tenant = check_key(settings.dev_tenant, "VAULTGRAPH_DEV_TENANT") if settings.dev_mode else None
     authenticator = Authenticator(keys, RateLimiter(settings.rate_limit_per_second, settings.rate_limit_burst),
                                   dev_tenant)
     schema = build_schema(limit_extensions(Limits.from_settings(settings)),
-                          StrawberryConfig(batching_config={"max_operations": settings.max_batch_operations}))
-    return GraphQLApp(services, schema, authenticator, ws_init_timeout=settings.ws_connection_init_timeout,
-                      graphql_ide="graphiql" if settings.graphiql else None, upload_limits=upload_limits(settings),
-                      max_message_bytes=settings.max_body_bytes, persisted_queries=settings.persisted_query_cache,
-                      cors=cors)
+                          StrawberryConfig(batching_config={"max_operations": settings.max_batch_operations}),
+                          metrics)
+    app = GraphQLApp(services, schema, authenticator, ws_init_timeout=settings.ws_connection_init_timeout,
+                     graphql_ide="graphiql" if settings.graphiql else None, upload_limits=upload_limits(settings),
+                     max_message_bytes=settings.max_body_bytes, persisted_queries=settings.persisted_query_cache,
+                     cors=cors)
+    app.metrics = metrics  # open sockets (http/ws.py)
+    return app
 
 
 def create_app(settings: Settings) -> Starlette:
@@ -75,7 +83,7 @@ def create_app(settings: Settings) -> Starlette:
     cors = CorsPolicy(settings.cors_origins, settings.dev_mode)  # a malformed origin fails here, before too
     runtime = build_runtime(settings)
     services, monitor = runtime.services, runtime.monitor
-    graphql = build_graphql(settings, services, runtime.keys, cors)
+    graphql = build_graphql(settings, services, runtime.keys, cors, runtime.metrics)
     mcp = build_endpoint(services, graphql.authenticator)  # same admission rules as GraphQL
 
     async def healthz(request: Request) -> JSONResponse:
@@ -93,9 +101,11 @@ def create_app(settings: Settings) -> Starlette:
         async with runtime.running(), mcp.manager.run():  # the MCP session manager's task group
             yield
 
+    routes = [Route("/metrics", metrics_endpoint(settings, runtime.metrics))] if runtime.metrics is not None else []
     app = Starlette(
         routes=[
             Route("/healthz", healthz),
+            *routes,
             Route("/graphql", graphql, methods=["GET", "POST"]),
             WebSocketRoute("/graphql", graphql),
             Route("/mcp", mcp, methods=["GET", "POST", "DELETE"]),

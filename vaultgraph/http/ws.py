@@ -92,6 +92,18 @@ class TransportWSHandler(BaseGraphQLTransportWSHandler[Any, None]):
     The view provides `max_message_bytes` (the HTTP body cap) and `operation_refusal(request)`: a coded GraphQL
     error (a dict) when the caller's rate limit refuses one more operation, else None."""
 
+    async def handle(self) -> None:
+        """The socket's life, counted in /metrics' open sockets while it lasts (the view's `metrics`, if any)."""
+        metrics = getattr(self.view, "metrics", None)
+        if metrics is None:
+            await super().handle()
+            return
+        metrics.sockets.inc()
+        try:
+            await super().handle()
+        finally:
+            metrics.sockets.dec()
+
     async def handle_message(self, message: Message) -> None:
         fields: Any = message
         if not isinstance(fields, dict) or not isinstance(fields.get("type"), str):
