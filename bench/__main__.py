@@ -42,8 +42,9 @@ def parse(argv: list[str]) -> tuple[Options, Path]:
                         help="time cap per target and phase; slow workloads take fewer samples (default 6)")
     timing.add_argument("--concurrency", type=int, default=4, help="clients of the throughput burst (default 4)")
     work = parser.add_argument_group("workloads")
-    work.add_argument("--only", default="graph,search,ingest,fanout",
-                      help="comma-separated groups to run: graph, search, ingest, fanout (default: all)")
+    work.add_argument("--only", default="graph,search,ingest,fanout,metrics",
+                      help="comma-separated groups to run: graph, search, ingest, fanout, metrics (/metrics on "
+                           "against off) (default: all)")
     work.add_argument("--ingest-notes", type=int, default=500, help="notes to save through saveNote (default 500)")
     work.add_argument("--ingest-batch", type=int, default=10, help="saveNote fields per request (default 10)")
     work.add_argument("--ingest-concurrency", type=int, default=2, help="requests in flight (default 2)")
@@ -79,7 +80,7 @@ def parse(argv: list[str]) -> tuple[Options, Path]:
         for name, value in SMOKE.items():
             setattr(args, name, value)
     groups = {g.strip() for g in args.only.split(",") if g.strip()}
-    unknown = groups - {"graph", "search", "ingest", "fanout"}
+    unknown = groups - {"graph", "search", "ingest", "fanout", "metrics"}
     if unknown:
         parser.error(f"unknown groups in --only: {', '.join(sorted(unknown))}")
     return Options(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import functools
 import time
 from dataclasses import dataclass
@@ -150,7 +151,7 @@ async def run(options: Options) -> Report:
             fields = await api_fields(url)
             sides = Sides(vaultgraph=Endpoint("vaultgraph", url, {"X-Vaultgraph-Tenant": dataset.tenant}),
                           floor=Floor(graph, dataset.tenant), peer=peer, dataset=dataset, seeds=seeds)
-            await _workloads(options, report, sides, fields, url, server_proc)
+            await _workloads(options, report, sides, fields, url, server_proc, uri)
             report.skipped.update(sides.skipped)
             await sides.vaultgraph.close()
             if peer is not None:
@@ -161,8 +162,28 @@ async def run(options: Options) -> Report:
     return report
 
 
+METRICS_ROWS = 3  # round trip, backlinks of an ordinary note, of the hub: the fixed cost and a real read
+
+
+async def _metrics_overhead(options: Options, report: Report, sides: Sides, uri: str) -> None:
+    """/metrics' cost on the hot path: the same requests to this server and to one with VAULTGRAPH_METRICS=false,
+    taking turns; the second sits in the floor column, so ×floor is with ÷ without."""
+    with vaultgraph_server(uri, {"VAULTGRAPH_METRICS": "false"},
+                           data_dir=DATA_DIR / "no-metrics", log=LOG_DIR / "vaultgraph-server-no-metrics.log") \
+            as (bare_url, _):
+        bare = Endpoint("without", bare_url, sides.vaultgraph.headers)
+        with_metrics = graph_workloads(sides)[:METRICS_ROWS]
+        without = graph_workloads(dataclasses.replace(sides, vaultgraph=bare))[:METRICS_ROWS]
+        for mine, theirs in zip(with_metrics, without, strict=True):
+            targets = [mine.targets[0], dataclasses.replace(theirs.targets[0], name="floor")]
+            stats = await compare(targets, options.budget)
+            report.add(Row(f"metrics on ÷ off: {mine.name.split(' (floor')[0]}", stats.get("vaultgraph"),
+                           stats.get("floor"), note="floor column: the same server with VAULTGRAPH_METRICS=false"))
+        await bare.close()
+
+
 async def _workloads(options: Options, report: Report, sides: Sides, fields: set[str], url: str,
-                     server: Proc) -> None:
+                     server: Proc, uri: str) -> None:
     if "graph" in options.groups:
         for workload in graph_workloads(sides):
             with profiles.recording(server, options.profile, workload.name):
@@ -188,6 +209,8 @@ async def _workloads(options: Options, report: Report, sides: Sides, fields: set
                 for row in await ingest.run_bulk(url, sides.floor.graph, options.tenant,
                                                  options.ingest_bulk_notes, options.seed + 300):
                     report.add(row)
+    if "metrics" in options.groups:
+        await _metrics_overhead(options, report, sides, uri)
     if "fanout" in options.groups:
         missing = fanout.missing(fields)
         if missing:

@@ -3,8 +3,8 @@
 When subscribers share an execution (schema/broadcast.py) they also share its `data`: the same dict reaches every
 operation's `next`. This handler keeps the JSON text of recently sent `data` dicts (by identity, holding the dict
 so the identity stays its own) and splices it into each socket's message, so 500 subscribers cost one encoding of
-the payload and 500 short prefixes. The text is exactly what `json.dumps` of the whole message would give (the
-view's `encode_json`); everything else — other message types, results with errors or extensions — goes through
+the payload and 500 short prefixes. The payload's text is the view's `encode_json` (orjson), the same a whole
+message would get; everything else — other message types, results with errors or extensions — goes through
 strawberry's handler unchanged.
 """
 
