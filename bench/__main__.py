@@ -74,6 +74,9 @@ def parse(argv: list[str]) -> tuple[Options, Path]:
                        help="a tiny run that checks the harness, not the speed (200 notes, a few calls each)")
     infra.add_argument("--profile", type=Path, metavar="DIR",
                        help="record the server with py-spy during each workload: one flame graph per row in DIR")
+    infra.add_argument("--against", type=Path, metavar="TREE",
+                       help="also run the graph rows against a server from another source tree (e.g. `git archive` "
+                            "of the commit before), taking turns, in the floor column: a before/after in one run")
     infra.add_argument("--json", type=Path, default=DATA_DIR / "last-run.json", help="where to write the figures")
     args = parser.parse_args(argv)
     if args.smoke:
@@ -95,6 +98,7 @@ def parse(argv: list[str]) -> tuple[Options, Path]:
         event_rate=args.event_rate, peer=not args.no_peer,
         neo4j_port=args.neo4j_port, neo4j_heap_mb=args.neo4j_heap_mb, neo4j_pagecache_mb=args.neo4j_pagecache_mb,
         keep_data=args.keep_data, neo4j_uri=args.neo4j_uri, profile=args.profile,
+        against=args.against.resolve() if args.against else None,
         tenant=f"bench-{uuid.uuid4().hex[:8]}" if args.neo4j_uri else "bench",
         command="python -m bench " + shlex.join(argv),
     ), args.json

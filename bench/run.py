@@ -62,6 +62,7 @@ class Options:
     keep_data: bool
     neo4j_uri: str | None  # an existing Neo4j: nothing is started or wiped, tenants get a unique suffix
     profile: Path | None  # py-spy flame graphs of the server, one per row (bench/profiles.py)
+    against: Path | None  # another source tree: its server beside this one, row by row (before/after)
     tenant: str
     command: str
 
@@ -165,21 +166,35 @@ async def run(options: Options) -> Report:
 METRICS_ROWS = 3  # round trip, backlinks of an ordinary note, of the hub: the fixed cost and a real read
 
 
-async def _metrics_overhead(options: Options, report: Report, sides: Sides, uri: str) -> None:
-    """/metrics' cost on the hot path: the same requests to this server and to one with VAULTGRAPH_METRICS=false,
-    taking turns; the second sits in the floor column, so ×floor is with ÷ without."""
-    with vaultgraph_server(uri, {"VAULTGRAPH_METRICS": "false"},
-                           data_dir=DATA_DIR / "no-metrics", log=LOG_DIR / "vaultgraph-server-no-metrics.log") \
-            as (bare_url, _):
-        bare = Endpoint("without", bare_url, sides.vaultgraph.headers)
-        with_metrics = graph_workloads(sides)[:METRICS_ROWS]
-        without = graph_workloads(dataclasses.replace(sides, vaultgraph=bare))[:METRICS_ROWS]
-        for mine, theirs in zip(with_metrics, without, strict=True):
-            targets = [mine.targets[0], dataclasses.replace(theirs.targets[0], name="floor")]
+async def _side_by_side(options: Options, report: Report, sides: Sides, server: contextlib.AbstractContextManager[
+        tuple[str, Proc]], label: str, note: str, rows: int | None = None) -> None:
+    """The graph rows against a second vaultgraph server, taking turns in one run (on a noisy machine the only
+    fair before/after); the second server sits in the floor column, so ×floor is this one ÷ that one."""
+    with server as (other_url, _):
+        other = Endpoint("other", other_url, sides.vaultgraph.headers)
+        mine = graph_workloads(sides)[:rows]
+        theirs = graph_workloads(dataclasses.replace(sides, vaultgraph=other))[:rows]
+        for workload, counterpart in zip(mine, theirs, strict=True):
+            targets = [workload.targets[0], dataclasses.replace(counterpart.targets[0], name="floor")]
             stats = await compare(targets, options.budget)
-            report.add(Row(f"metrics on ÷ off: {mine.name.split(' (floor')[0]}", stats.get("vaultgraph"),
-                           stats.get("floor"), note="floor column: the same server with VAULTGRAPH_METRICS=false"))
-        await bare.close()
+            report.add(Row(f"{label}: {workload.name.split(' (floor')[0]}", stats.get("vaultgraph"),
+                           stats.get("floor"), note=note, per_object=workload.per_object))
+        await other.close()
+
+
+async def _metrics_overhead(options: Options, report: Report, sides: Sides, uri: str) -> None:
+    """/metrics' cost on the hot path: the same requests to a server with VAULTGRAPH_METRICS=false."""
+    await _side_by_side(options, report, sides, vaultgraph_server(
+        uri, {"VAULTGRAPH_METRICS": "false"}, data_dir=DATA_DIR / "no-metrics",
+        log=LOG_DIR / "vaultgraph-server-no-metrics.log"), "metrics on ÷ off",
+        "floor column: the same server with VAULTGRAPH_METRICS=false", METRICS_ROWS)
+
+
+async def _against(options: Options, report: Report, sides: Sides, uri: str, tree: Path) -> None:
+    """Before/after: every graph row against the server of another source tree (`--against TREE`)."""
+    await _side_by_side(options, report, sides, vaultgraph_server(
+        uri, {"PYTHONPATH": str(tree)}, data_dir=DATA_DIR / "against", log=LOG_DIR / "vaultgraph-server-against.log",
+        cwd=tree), "this ÷ --against", f"floor column: the server of {tree}")
 
 
 async def _workloads(options: Options, report: Report, sides: Sides, fields: set[str], url: str,
@@ -211,6 +226,8 @@ async def _workloads(options: Options, report: Report, sides: Sides, fields: set
                     report.add(row)
     if "metrics" in options.groups:
         await _metrics_overhead(options, report, sides, uri)
+    if options.against is not None:
+        await _against(options, report, sides, uri, options.against)
     if "fanout" in options.groups:
         missing = fanout.missing(fields)
         if missing:
