@@ -4,7 +4,7 @@ lifespan enters, so every resource is owned by the one composition root."""
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from starlette.applications import Starlette
@@ -14,6 +14,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.websockets import WebSocket
 from strawberry import Schema
+from strawberry.extensions import SchemaExtension
 from strawberry.schema.config import StrawberryConfig
 
 from vaultgraph.agents.server import build_endpoint
@@ -61,13 +62,26 @@ class GraphQLApp(GuardedGraphQL):
         return Context(principal=principal, services=self.services, request=request, response=response)
 
 
+def tracing_extension() -> Callable[[], SchemaExtension]:
+    """strawberry's OpenTelemetry extension (VAULTGRAPH_OTEL_TRACING), resolver arguments left out of the spans:
+    they carry note bodies and search text. Imported only when asked for: the `otel` extra may be absent."""
+    try:
+        from strawberry.extensions.tracing import OpenTelemetryExtension
+    except ImportError as exc:
+        raise RuntimeError("VAULTGRAPH_OTEL_TRACING needs OpenTelemetry: pip install 'vaultgraph[otel]'") from exc
+    return lambda: OpenTelemetryExtension(arg_filter=lambda arguments, info: {})
+
+
 def build_graphql(settings: Settings, services: Services, keys: ApiKeyService, cors: CorsPolicy,
                   metrics: Metrics | None = None) -> GraphQLApp:
     """The GraphQL app with the API limits, the batching cap and the admission rules from Settings."""
     dev_tenant = check_key(settings.dev_tenant, "VAULTGRAPH_DEV_TENANT") if settings.dev_mode else None
     authenticator = Authenticator(keys, RateLimiter(settings.rate_limit_per_second, settings.rate_limit_burst),
                                   dev_tenant)
-    schema = build_schema(limit_extensions(Limits.from_settings(settings)),
+    extensions = limit_extensions(Limits.from_settings(settings))
+    if settings.otel_tracing:
+        extensions.append(tracing_extension())
+    schema = build_schema(extensions,
                           StrawberryConfig(batching_config={"max_operations": settings.max_batch_operations}),
                           metrics)
     app = GraphQLApp(services, schema, authenticator, ws_init_timeout=settings.ws_connection_init_timeout,

@@ -129,3 +129,25 @@ async def test_metrics_off_serves_no_scrape(settings: Settings) -> None:
         assert "vaultgraph_graphql_request_seconds" not in response.text
         assert running.app.state.runtime.metrics is None
         await running.data("{ __typename }")  # and GraphQL works without it
+
+
+async def test_tracing_when_asked_sends_spans_without_the_arguments(settings: Settings) -> None:
+    from opentelemetry import trace
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    trace.set_tracer_provider(provider)  # the process's provider, as `opentelemetry-instrument` would set it
+    traced = settings.model_copy(update={"port": 0, "enrichment_workers": False, "otel_tracing": True})
+    async with run_server(traced) as running:
+        answer = await running.graphql("query Find($slug: String) { note(slug: $slug) { id } }",
+                                       {"slug": "secret-slug"})
+        assert answer["errors"][0]["extensions"]["code"] == "NOT_FOUND"  # a real lookup ran
+    spans = exporter.get_finished_spans()
+    assert "GraphQL Query: Find" in [span.name for span in spans]
+    assert any(span.name.startswith("GraphQL Resolving") for span in spans), [span.name for span in spans]
+    for span in spans:
+        assert all("secret-slug" not in str(value) for value in (span.attributes or {}).values()), span.attributes
