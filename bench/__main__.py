@@ -22,7 +22,7 @@ from bench.run import Options, run
 
 # --smoke: enough of everything to show that every workload still runs, in a minute or two.
 SMOKE = {"notes": 200, "large": False, "warmup": 1, "iterations": 5, "max_seconds": 0.5, "concurrency": 2,
-         "ingest_notes": 20, "ingest_seconds": 15.0, "ingest_bulk_notes": 50, "subscribers": 10, "events": 2,
+         "ingest_notes": 20, "ingest_seconds": 15.0, "ingest_bulk_notes": 50, "subscribers": "10", "events": 2,
          "search_queries": 5}
 
 
@@ -42,8 +42,9 @@ def parse(argv: list[str]) -> tuple[Options, Path]:
                         help="time cap per target and phase; slow workloads take fewer samples (default 6)")
     timing.add_argument("--concurrency", type=int, default=4, help="clients of the throughput burst (default 4)")
     work = parser.add_argument_group("workloads")
-    work.add_argument("--only", default="graph,search,ingest,fanout",
-                      help="comma-separated groups to run: graph, search, ingest, fanout (default: all)")
+    work.add_argument("--only", default="graph,search,ingest,fanout,metrics",
+                      help="comma-separated groups to run: graph, search, ingest, fanout, metrics (/metrics on "
+                           "against off) (default: all)")
     work.add_argument("--ingest-notes", type=int, default=500, help="notes to save through saveNote (default 500)")
     work.add_argument("--ingest-batch", type=int, default=10, help="saveNote fields per request (default 10)")
     work.add_argument("--ingest-concurrency", type=int, default=2, help="requests in flight (default 2)")
@@ -55,7 +56,9 @@ def parse(argv: list[str]) -> tuple[Options, Path]:
                       help="notes of the vault the bulk path imports, twice (with and without embedding); "
                       "at most 5,000, the scan's file limit; 0 skips it (default 1,000)")
     work.add_argument("--search-queries", type=int, default=50, help="queries for recall@10 (default 50)")
-    work.add_argument("--subscribers", type=int, default=500, help="WebSocket subscribers (default 500)")
+    work.add_argument("--subscribers", default="500",
+                      help="WebSocket subscribers; a comma-separated list gives one fan-out row per count, the curve "
+                           "(default 500)")
     work.add_argument("--events", type=int, default=20, help="events published to them (default 20)")
     work.add_argument("--event-rate", type=float, default=2.0, help="events a second (default 2)")
     work.add_argument("--no-peer", action="store_true", help="skip @neo4j/graphql")
@@ -69,13 +72,18 @@ def parse(argv: list[str]) -> tuple[Options, Path]:
                        "unique suffix; no peak RSS for it)")
     infra.add_argument("--smoke", action="store_true",
                        help="a tiny run that checks the harness, not the speed (200 notes, a few calls each)")
+    infra.add_argument("--profile", type=Path, metavar="DIR",
+                       help="record the server with py-spy during each workload: one flame graph per row in DIR")
+    infra.add_argument("--against", type=Path, metavar="TREE",
+                       help="also run the graph rows against a server from another source tree (e.g. `git archive` "
+                            "of the commit before), taking turns, in the floor column: a before/after in one run")
     infra.add_argument("--json", type=Path, default=DATA_DIR / "last-run.json", help="where to write the figures")
     args = parser.parse_args(argv)
     if args.smoke:
         for name, value in SMOKE.items():
             setattr(args, name, value)
     groups = {g.strip() for g in args.only.split(",") if g.strip()}
-    unknown = groups - {"graph", "search", "ingest", "fanout"}
+    unknown = groups - {"graph", "search", "ingest", "fanout", "metrics"}
     if unknown:
         parser.error(f"unknown groups in --only: {', '.join(sorted(unknown))}")
     return Options(
@@ -86,9 +94,11 @@ def parse(argv: list[str]) -> tuple[Options, Path]:
         ingest_concurrency=args.ingest_concurrency, ingest_seconds=args.ingest_seconds,
         ingest_bulk_notes=args.ingest_bulk_notes,
         search_queries=args.search_queries,
-        subscribers=args.subscribers, events=args.events, event_rate=args.event_rate, peer=not args.no_peer,
+        subscribers=tuple(int(n) for n in str(args.subscribers).split(",")), events=args.events,
+        event_rate=args.event_rate, peer=not args.no_peer,
         neo4j_port=args.neo4j_port, neo4j_heap_mb=args.neo4j_heap_mb, neo4j_pagecache_mb=args.neo4j_pagecache_mb,
-        keep_data=args.keep_data, neo4j_uri=args.neo4j_uri,
+        keep_data=args.keep_data, neo4j_uri=args.neo4j_uri, profile=args.profile,
+        against=args.against.resolve() if args.against else None,
         tenant=f"bench-{uuid.uuid4().hex[:8]}" if args.neo4j_uri else "bench",
         command="python -m bench " + shlex.join(argv),
     ), args.json

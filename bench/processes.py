@@ -109,7 +109,7 @@ def neo4j(port: int, heap_mb: int, pagecache_mb: int, keep_data: bool,
 @contextlib.contextmanager
 def vaultgraph_server(neo4j_uri: str, extra_env: dict[str, str], data_dir: Path = DATA_DIR,
                       log: Path = LOG_DIR / "vaultgraph-server.log",
-                      timeout: float = 120) -> Iterator[tuple[str, Proc]]:
+                      timeout: float = 120, cwd: Path = REPO) -> Iterator[tuple[str, Proc]]:
     """`python -m bench.server` (uvicorn + create_app) on a free loopback port, in development mode unless
     `extra_env` says otherwise (it overrides every default below)."""
     port = free_port()
@@ -130,7 +130,7 @@ def vaultgraph_server(neo4j_uri: str, extra_env: dict[str, str], data_dir: Path 
         **extra_env,
     }
     with log.open("wb") as handle:
-        process = subprocess.Popen([sys.executable, "-m", "bench.server"], cwd=REPO, env=env, stdout=handle,
+        process = subprocess.Popen([sys.executable, "-m", "bench.server"], cwd=cwd, env=env, stdout=handle,
                                    stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
     try:
         _wait_for_port(port, process, log, timeout)

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
+import functools
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
-from bench import fanout, ingest, search
+from bench import fanout, ingest, profiles, search
 from bench.client import GraphQLClient
 from bench.generate import Dataset, generate, pick_seeds, verify
 from bench.load import bulk_load, prepare_schema
-from bench.measure import Budget, Stats, compare
+from bench.measure import Budget, Stats, Target, compare
 from bench.processes import (
     DATA_DIR,
     DEFAULT_NEO4J_PORT,
@@ -49,7 +52,7 @@ class Options:
     ingest_seconds: float
     ingest_bulk_notes: int
     search_queries: int
-    subscribers: int
+    subscribers: tuple[int, ...]  # one fan-out row per count: the curve
     events: int
     event_rate: float
     peer: bool
@@ -58,6 +61,8 @@ class Options:
     neo4j_pagecache_mb: int
     keep_data: bool
     neo4j_uri: str | None  # an existing Neo4j: nothing is started or wiped, tenants get a unique suffix
+    profile: Path | None  # py-spy flame graphs of the server, one per row (bench/profiles.py)
+    against: Path | None  # another source tree: its server beside this one, row by row (before/after)
     tenant: str
     command: str
 
@@ -147,7 +152,7 @@ async def run(options: Options) -> Report:
             fields = await api_fields(url)
             sides = Sides(vaultgraph=Endpoint("vaultgraph", url, {"X-Vaultgraph-Tenant": dataset.tenant}),
                           floor=Floor(graph, dataset.tenant), peer=peer, dataset=dataset, seeds=seeds)
-            await _workloads(options, report, sides, fields, url, server_proc)
+            await _workloads(options, report, sides, fields, url, server_proc, uri)
             report.skipped.update(sides.skipped)
             await sides.vaultgraph.close()
             if peer is not None:
@@ -158,11 +163,65 @@ async def run(options: Options) -> Report:
     return report
 
 
+METRICS_ROWS = 3  # round trip, backlinks of an ordinary note, of the hub: the fixed cost and a real read
+
+
+async def _side_by_side(options: Options, report: Report, sides: Sides, this_proc: Proc,
+                        server: contextlib.AbstractContextManager[tuple[str, Proc]], label: str, note: str,
+                        rows: int | None = None) -> None:
+    """The graph rows against a second vaultgraph server, taking turns in one run (on a noisy machine the only
+    fair before/after); the second server sits in the floor column, so ×floor is this one ÷ that one."""
+    with server as (other_url, other_proc):
+        other = Endpoint("other", other_url, sides.vaultgraph.headers)
+        mine = graph_workloads(sides)[:rows]
+        theirs = graph_workloads(dataclasses.replace(sides, vaultgraph=other))[:rows]
+        for workload, counterpart in zip(mine, theirs, strict=True):
+            (this, these), (that, those) = _counted(workload.targets[0]), _counted(counterpart.targets[0])
+            cpu = (this_proc.cpu_seconds(), other_proc.cpu_seconds())
+            stats = await compare([this, dataclasses.replace(that, name="floor")], options.budget)
+            # Server CPU per request: far steadier than latency on a loaded machine (waiting for a core is not
+            # in it); each server idles while the other answers, so its CPU over the row is its own requests'.
+            per_call = ((this_proc.cpu_seconds() - cpu[0]) / max(1, these[0]),
+                        (other_proc.cpu_seconds() - cpu[1]) / max(1, those[0]))
+            report.add(Row(f"{label}: {workload.name.split(' (floor')[0]}", stats.get("vaultgraph"),
+                           stats.get("floor"), per_object=workload.per_object,
+                           note=f"{note}; server CPU per request {per_call[0] * 1e3:.2f} ms ÷ "
+                                f"{per_call[1] * 1e3:.2f} ms = {per_call[0] / max(per_call[1], 1e-9):.2f}×"))
+        await other.close()
+
+
+def _counted(target: Target) -> tuple[Target, list[int]]:
+    """The target, counting its calls in the list's one item."""
+    calls = [0]
+
+    async def call(worker: int, i: int) -> int:
+        calls[0] += 1
+        return await target.call(worker, i)
+
+    return dataclasses.replace(target, call=call), calls
+
+
+async def _metrics_overhead(options: Options, report: Report, sides: Sides, uri: str, this_proc: Proc) -> None:
+    """/metrics' cost on the hot path: the same requests to a server with VAULTGRAPH_METRICS=false."""
+    await _side_by_side(options, report, sides, this_proc, vaultgraph_server(
+        uri, {"VAULTGRAPH_METRICS": "false"}, data_dir=DATA_DIR / "no-metrics",
+        log=LOG_DIR / "vaultgraph-server-no-metrics.log"), "metrics on ÷ off",
+        "floor column: the same server with VAULTGRAPH_METRICS=false", METRICS_ROWS)
+
+
+async def _against(options: Options, report: Report, sides: Sides, uri: str, this_proc: Proc, tree: Path) -> None:
+    """Before/after: every graph row against the server of another source tree (`--against TREE`)."""
+    await _side_by_side(options, report, sides, this_proc, vaultgraph_server(
+        uri, {"PYTHONPATH": str(tree)}, data_dir=DATA_DIR / "against", log=LOG_DIR / "vaultgraph-server-against.log",
+        cwd=tree), "this ÷ --against", f"floor column: the server of {tree}")
+
+
 async def _workloads(options: Options, report: Report, sides: Sides, fields: set[str], url: str,
-                     server: Proc) -> None:
+                     server: Proc, uri: str) -> None:
     if "graph" in options.groups:
         for workload in graph_workloads(sides):
-            stats = await compare(workload.targets, options.budget)
+            with profiles.recording(server, options.profile, workload.name):
+                stats = await compare(workload.targets, options.budget)
             report.add(Row(workload.name, stats.get("vaultgraph"), stats.get("floor"), stats.get("peer"),
                            note=workload.note, per_object=workload.per_object))
     if "search" in options.groups:
@@ -184,10 +243,16 @@ async def _workloads(options: Options, report: Report, sides: Sides, fields: set
                 for row in await ingest.run_bulk(url, sides.floor.graph, options.tenant,
                                                  options.ingest_bulk_notes, options.seed + 300):
                     report.add(row)
+    if "metrics" in options.groups:
+        await _metrics_overhead(options, report, sides, uri, server)
+    if options.against is not None:
+        await _against(options, report, sides, uri, server, options.against)
     if "fanout" in options.groups:
         missing = fanout.missing(fields)
         if missing:
             report.skipped["subscription fan-out"] = missing
         else:
-            report.add(await fanout.run(url, sides.dataset.tenant, server, options.subscribers, options.events,
-                                        options.event_rate))
+            for subscribers in options.subscribers:
+                report.add(await fanout.run(
+                    url, sides.dataset.tenant, server, subscribers, options.events, options.event_rate,
+                    functools.partial(profiles.recording, server, options.profile, f"fanout-{subscribers}")))

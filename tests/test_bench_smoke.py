@@ -41,6 +41,7 @@ WORKLOADS = (
     "ingest: vault import (bulk save + embedding)",
     "ingest: vault import, graph only",
     "subscription fan-out",
+    "metrics on ÷ off: round trip",
 )
 # Rows whose sides each answer objects, and must agree on how many.
 COMPARED = WORKLOADS[2:12]

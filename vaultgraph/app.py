@@ -4,7 +4,7 @@ lifespan enters, so every resource is owned by the one composition root."""
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from starlette.applications import Starlette
@@ -14,6 +14,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.websockets import WebSocket
 from strawberry import Schema
+from strawberry.extensions import SchemaExtension
 from strawberry.schema.config import StrawberryConfig
 
 from vaultgraph.agents.server import build_endpoint
@@ -25,9 +26,11 @@ from vaultgraph.http.cors import CorsPolicy
 from vaultgraph.http.disconnects import RequestIds
 from vaultgraph.http.files import DocumentFiles
 from vaultgraph.http.hosts import HostCheck, HostPolicy
+from vaultgraph.http.metrics import metrics_endpoint
 from vaultgraph.http.rate_limit import RateLimiter
 from vaultgraph.http.view import GuardedGraphQL
 from vaultgraph.http.ws import FRAME_SLACK_BYTES
+from vaultgraph.metrics import Metrics
 from vaultgraph.resolvers.root import build_schema
 from vaultgraph.runtime import build_runtime, upload_limits
 from vaultgraph.schema.context import Context
@@ -40,12 +43,16 @@ from vaultgraph.workspace import check_key
 def uvicorn_options(settings: Settings) -> dict[str, Any]:
     """What uvicorn needs beyond the app, for `vaultgraph serve` and the test servers alike: a WebSocket frame is
     read only a little past the request cap (http/ws.py answers a message over the cap; uvicorn's default reads
-    16 MiB)."""
-    return {"ws": "websockets-sansio", "ws_max_size": settings.max_body_bytes + FRAME_SLACK_BYTES}
+    16 MiB). No permessage-deflate: subscription frames are a few hundred bytes, which compression does not
+    shrink, and compressing each socket's copy of an event was a tenth of a fan-out's CPU (bench/README.md)."""
+    return {"ws": "websockets-sansio", "ws_max_size": settings.max_body_bytes + FRAME_SLACK_BYTES,
+            "ws_per_message_deflate": False}
 
 
 class GraphQLApp(GuardedGraphQL):
     """Strawberry's ASGI app with vaultgraph's typed Context; who is asking comes from http/auth.py."""
+
+    metrics: Metrics | None = None
 
     def __init__(self, services: Services, schema: Schema, authenticator: Authenticator, **kwargs: Any) -> None:
         super().__init__(schema, authenticator, **kwargs)
@@ -56,17 +63,34 @@ class GraphQLApp(GuardedGraphQL):
         return Context(principal=principal, services=self.services, request=request, response=response)
 
 
-def build_graphql(settings: Settings, services: Services, keys: ApiKeyService, cors: CorsPolicy) -> GraphQLApp:
+def tracing_extension() -> Callable[[], SchemaExtension]:
+    """strawberry's OpenTelemetry extension (VAULTGRAPH_OTEL_TRACING), resolver arguments left out of the spans:
+    they carry note bodies and search text. Imported only when asked for: the `otel` extra may be absent."""
+    try:
+        from strawberry.extensions.tracing import OpenTelemetryExtension
+    except ImportError as exc:
+        raise RuntimeError("VAULTGRAPH_OTEL_TRACING needs OpenTelemetry: pip install 'vaultgraph[otel]'") from exc
+    return lambda: OpenTelemetryExtension(arg_filter=lambda arguments, info: {})
+
+
+def build_graphql(settings: Settings, services: Services, keys: ApiKeyService, cors: CorsPolicy,
+                  metrics: Metrics | None = None) -> GraphQLApp:
     """The GraphQL app with the API limits, the batching cap and the admission rules from Settings."""
     dev_tenant = check_key(settings.dev_tenant, "VAULTGRAPH_DEV_TENANT") if settings.dev_mode else None
     authenticator = Authenticator(keys, RateLimiter(settings.rate_limit_per_second, settings.rate_limit_burst),
                                   dev_tenant)
-    schema = build_schema(limit_extensions(Limits.from_settings(settings)),
-                          StrawberryConfig(batching_config={"max_operations": settings.max_batch_operations}))
-    return GraphQLApp(services, schema, authenticator, ws_init_timeout=settings.ws_connection_init_timeout,
-                      graphql_ide="graphiql" if settings.graphiql else None, upload_limits=upload_limits(settings),
-                      max_message_bytes=settings.max_body_bytes, persisted_queries=settings.persisted_query_cache,
-                      cors=cors)
+    extensions = limit_extensions(Limits.from_settings(settings))
+    if settings.otel_tracing:
+        extensions.append(tracing_extension())
+    schema = build_schema(extensions,
+                          StrawberryConfig(batching_config={"max_operations": settings.max_batch_operations}),
+                          metrics)
+    app = GraphQLApp(services, schema, authenticator, ws_init_timeout=settings.ws_connection_init_timeout,
+                     graphql_ide="graphiql" if settings.graphiql else None, upload_limits=upload_limits(settings),
+                     max_message_bytes=settings.max_body_bytes, persisted_queries=settings.persisted_query_cache,
+                     cors=cors)
+    app.metrics = metrics  # open sockets (http/ws.py)
+    return app
 
 
 def create_app(settings: Settings) -> Starlette:
@@ -74,7 +98,7 @@ def create_app(settings: Settings) -> Starlette:
     cors = CorsPolicy(settings.cors_origins, settings.dev_mode)  # a malformed origin fails here, before too
     runtime = build_runtime(settings)
     services, monitor = runtime.services, runtime.monitor
-    graphql = build_graphql(settings, services, runtime.keys, cors)
+    graphql = build_graphql(settings, services, runtime.keys, cors, runtime.metrics)
     mcp = build_endpoint(services, graphql.authenticator)  # same admission rules as GraphQL
 
     async def healthz(request: Request) -> JSONResponse:
@@ -92,9 +116,11 @@ def create_app(settings: Settings) -> Starlette:
         async with runtime.running(), mcp.manager.run():  # the MCP session manager's task group
             yield
 
+    routes = [Route("/metrics", metrics_endpoint(settings, runtime.metrics))] if runtime.metrics is not None else []
     app = Starlette(
         routes=[
             Route("/healthz", healthz),
+            *routes,
             Route("/graphql", graphql, methods=["GET", "POST"]),
             WebSocketRoute("/graphql", graphql),
             Route("/mcp", mcp, methods=["GET", "POST", "DELETE"]),

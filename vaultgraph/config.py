@@ -64,6 +64,13 @@ class Settings(BaseSettings):
     ws_connection_init_timeout: float = Field(
         10.0, gt=0, description="Seconds a WebSocket has to send connection_init before it is closed (4408)."
     )
+    metrics: bool = Field(True, description="Serve /metrics (Prometheus text format) and record what it shows.")
+    otel_tracing: bool = Field(
+        False, description="Trace each GraphQL operation and resolver with OpenTelemetry (the `otel` extra)."
+    )
+    metrics_token: str | None = Field(
+        None, description="Bearer token /metrics asks for; unset: open in development mode only, else 403."
+    )
 
     neo4j_uri: str | None = Field(
         None,

@@ -26,6 +26,9 @@ class Lru(Generic[K, V]):
             self._items.move_to_end(key)
         return value
 
+    def pop(self, key: K) -> V | None:
+        return self._items.pop(key, None)
+
     def put(self, key: K, value: V) -> None:
         if self.maxsize <= 0:
             return

@@ -14,6 +14,7 @@ import contextlib
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 from vaultgraph.config import Settings
 from vaultgraph.errors import Unavailable
@@ -22,6 +23,7 @@ from vaultgraph.events_redis import build_event_bus
 from vaultgraph.graph.session import Graph
 from vaultgraph.health import Neo4jMonitor
 from vaultgraph.interop.vault import VaultService
+from vaultgraph.metrics import MeasuredModels, Metrics
 from vaultgraph.models import ModelClient, ModelConfig, build_model_client
 from vaultgraph.models.local_embedding import default_tokenizer_path
 from vaultgraph.schema.use_cases import Services
@@ -107,6 +109,7 @@ class Runtime:
     keys: ApiKeyService
     workers: WorkerPool | None
     watcher: WorkspaceWatcher | None
+    metrics: Metrics | None = None  # /metrics (VAULTGRAPH_METRICS): None when off
 
     @contextlib.asynccontextmanager
     async def running(self, require_neo4j: bool = False) -> AsyncIterator[Runtime]:
@@ -118,14 +121,21 @@ class Runtime:
             await self._close()
             raise Unavailable(f"Neo4j at {self.uri} does not answer: {self.monitor.health.error}")
         monitor = asyncio.create_task(self.monitor.watch(), name="neo4j-monitor")
+        stage_timer: asyncio.Task[None] | None = None
         try:
             await self.bus.start()  # Redis: subscribed before anyone can subscribe or publish
             if self.workers is not None:
                 await self.workers.start()
             if self.watcher is not None:
                 await self.watcher.start()  # after the workers: what it finds changed gets enriched
+            if self.metrics is not None:  # after the bus has started: subscriptions made then miss nothing
+                stage_timer = asyncio.create_task(self.metrics.time_stages(self.bus), name="metrics-stages")
             yield self
         finally:
+            if stage_timer is not None:
+                stage_timer.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await stage_timer
             if self.watcher is not None:
                 await self.watcher.stop()  # before the workers: no batch half-synced when they go
             if self.workers is not None:
@@ -149,7 +159,10 @@ def build_runtime(settings: Settings, uri: str | None = None, *, workers: bool |
     replica listens to every tenant, since any of them may subscribe)."""
     uri = uri or neo4j_uri(settings)
     graph = Graph.connect(uri, settings.neo4j_user, settings.neo4j_password, settings.neo4j_database)
+    metrics = Metrics() if settings.metrics else None
     models = build_model_client(model_config(settings))
+    if metrics is not None:
+        models = cast(ModelClient, MeasuredModels(models, metrics))  # every embedding call's size and time
     bus = build_event_bus(settings.redis_url, settings.event_queue_size, bus_tenants)
     services = build_services(settings, graph, models, bus)
     pool = None
@@ -162,4 +175,14 @@ def build_runtime(settings: Settings, uri: str | None = None, *, workers: bool |
     return Runtime(settings=settings, uri=uri, graph=graph,
                    monitor=Neo4jMonitor(graph, uri, settings.embedding_dimensions), models=models, bus=bus,
                    services=services, keys=ApiKeyService(graph, settings.api_key_cache_seconds), workers=pool,
-                   watcher=watch)
+                   watcher=watch, metrics=_read_by(metrics, graph, pool))
+
+
+def _read_by(metrics: Metrics | None, graph: Graph, pool: WorkerPool | None) -> Metrics | None:
+    """The figures /metrics reads at scrape time rather than counting on the way (vaultgraph/metrics.py)."""
+    if metrics is not None:
+        metrics.readings.neo4j_transactions = lambda: graph.transactions
+        metrics.readings.neo4j_retries = lambda: graph.retries
+        if pool is not None:
+            metrics.readings.queue_depth = lambda: len(pool.queue)
+    return metrics

@@ -140,3 +140,17 @@ async def test_subscribers_of_a_shape_share_one_execution_per_event(keyed_server
             attempt=0, error=None, at=datetime.fromisoformat(again["at"])))
         await asyncio.gather(*(_exactly(g, 0) for g in groups))
         assert schema_results.executions == executions
+
+
+async def test_sockets_send_event_frames_uncompressed(keyed_server: RunningServer, graph: Graph,
+                                                      tenant: str) -> None:
+    """A client that offers permessage-deflate (websockets does by default) gets plain frames: compressing every
+    socket's copy of a small event frame cost more CPU than it saved bytes (bench/README.md, fan-out)."""
+    secret = (await ApiKeyService(graph).create(tenant, all_scopes=True)).secret
+    async with graphql_ws(keyed_server.url, init_payload={"authorization": f"Bearer {secret}"}) as ws:
+        assert ws.connection.protocol.extensions == []
+        operation = await ws.subscribe(NARROW)
+        created = await keyed_server.data(CREATE, {"input": {"path": "plain.md", "content": "# plain\n"}},
+                                          headers={"Authorization": f"Bearer {secret}"})
+        event = (await asyncio.wait_for(ws.receive(operation), 60))["data"]["enrichmentEvents"]
+        assert event["documentId"] == created["createDocument"]["id"]

@@ -14,7 +14,14 @@ from typing import Any, TypeVar
 import neo4j
 from neo4j import AsyncDriver, AsyncGraphDatabase, AsyncManagedTransaction, AsyncSession
 from neo4j.exceptions import AuthError, DriverError, Neo4jError, ServiceUnavailable, SessionExpired
-from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, stop_before_delay, wait_exponential
+from tenacity import (
+    AsyncRetrying,
+    RetryCallState,
+    retry_if_exception,
+    stop_after_attempt,
+    stop_before_delay,
+    wait_exponential,
+)
 
 from vaultgraph.errors import Unavailable
 
@@ -37,6 +44,7 @@ class Graph:
         # (rather than at its next tick) and, if Neo4j really is gone, sets `down_reason`.
         self.unreachable = asyncio.Event()
         self.transactions = 0  # managed transactions started; tests count queries with it
+        self.retries = 0  # transaction functions and statements run again after a transient error (/metrics)
         # Causal consistency: every session of this process shares one bookmark manager, so a read (routed to
         # any cluster member by `neo4j://`) waits until that member has this process's earlier writes: a replica
         # reads its own writes. On a single server the bookmarks are always met at once.
@@ -63,16 +71,33 @@ class Graph:
         return info.agent
 
     async def read(self, fn: Callable[..., Awaitable[T]], *args: Any, **kwargs: Any) -> T:
-        return await self._run(neo4j.READ_ACCESS, lambda session: session.execute_read(fn, *args, **kwargs))
+        counted = self._counting(fn)
+        return await self._run(neo4j.READ_ACCESS, lambda session: session.execute_read(counted, *args, **kwargs))
 
     async def write(self, fn: Callable[..., Awaitable[T]], *args: Any, **kwargs: Any) -> T:
-        return await self._run(neo4j.WRITE_ACCESS, lambda session: session.execute_write(fn, *args, **kwargs))
+        counted = self._counting(fn)
+        return await self._run(neo4j.WRITE_ACCESS, lambda session: session.execute_write(counted, *args, **kwargs))
+
+    def _counting(self, fn: Callable[..., Awaitable[T]]) -> Callable[..., Awaitable[T]]:
+        """`fn`, counting each call after its first in `retries`: the driver retries a managed transaction by
+        calling its function again."""
+        calls = 0
+
+        async def attempt(tx: AsyncManagedTransaction, *args: Any, **kwargs: Any) -> T:
+            nonlocal calls
+            calls += 1
+            if calls > 1:
+                self.retries += 1
+            return await fn(tx, *args, **kwargs)
+
+        return attempt
 
     async def read_records(self, query: str, **params: Any) -> list[neo4j.Record]:
         """One read statement in an auto-commit transaction, every record fetched: one round trip (RUN and PULL go
         together) where a managed transaction takes three (BEGIN; RUN and PULL; COMMIT). Transient errors are
         retried as a managed transaction's are."""
-        return await self._run(neo4j.READ_ACCESS, lambda session: _retried(_auto_commit_read, session, query, params))
+        return await self._run(neo4j.READ_ACCESS,
+                               lambda session: _retried(_auto_commit_read, session, query, params, graph=self))
 
     async def _run(self, mode: str, work: Callable[[AsyncSession], Awaitable[T]]) -> T:
         if self.down_reason is not None:
@@ -85,6 +110,8 @@ class Graph:
             async for attempt in AsyncRetrying(retry=retry_if_exception(_entity_gone), reraise=True,
                                                stop=stop_after_attempt(ENTITY_GONE_RETRIES + 1)):
                 with attempt:
+                    if attempt.retry_state.attempt_number > 1:
+                        self.retries += 1
                     async with self.driver.session(database=self.database, default_access_mode=mode,
                                                    bookmark_manager=self.bookmarks) as session:
                         with _pipelined_begin(session):
@@ -123,11 +150,16 @@ def _driver_retryable(exc: BaseException) -> bool:
     return isinstance(exc, Neo4jError | DriverError) and exc.is_retryable()
 
 
-async def _retried(fn: Callable[..., Awaitable[T]], *args: Any) -> T:
+async def _retried(fn: Callable[..., Awaitable[T]], *args: Any, graph: Graph) -> T:
     """`fn(*args)` retried on what the driver calls retryable (a managed transaction's rule) for at most
-    MAX_RETRY_SECONDS, waiting 50 ms, then twice as long each time."""
+    MAX_RETRY_SECONDS, waiting 50 ms, then twice as long each time; each retry counted in `graph.retries`."""
+
+    def count(state: RetryCallState) -> None:
+        graph.retries += 1
+
     retrying = AsyncRetrying(retry=retry_if_exception(_driver_retryable), stop=stop_before_delay(MAX_RETRY_SECONDS),
-                             wait=wait_exponential(multiplier=0.05, max=MAX_RETRY_SECONDS), reraise=True)
+                             wait=wait_exponential(multiplier=0.05, max=MAX_RETRY_SECONDS), reraise=True,
+                             before_sleep=count)
     return await retrying(fn, *args)
 
 

@@ -21,8 +21,10 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from vaultgraph.http.auth import is_loopback
 from vaultgraph.http.cors import CORS_SETTING, CorsPolicy
 from vaultgraph.http.refusals import refusal_response
+from vaultgraph.lru import Lru
 
 HOSTS_SETTING = "VAULTGRAPH_ALLOWED_HOSTS"
+RECENT_HOSTS = 256  # Host values whose answer is remembered (a client may send any, so the memory is bounded)
 
 
 def split_host(value: str) -> tuple[str, str | None]:
@@ -47,12 +49,20 @@ class HostPolicy:
         self.enforced = dev_mode or bool(self.allowed)
         self.loopback = dev_mode  # loopback names are always fine in development mode
         self.check_origin = dev_mode
+        self._decided: Lru[str, bool] = Lru(RECENT_HOSTS)
 
     def host_allowed(self, host: str | None) -> bool:
         if not self.enforced:
             return True
         if not host:
             return False
+        known = self._decided.get(host)  # a client sends the same Host every time: parse it once
+        if known is None:
+            known = self._host_allowed(host)
+            self._decided.put(host, known)
+        return known
+
+    def _host_allowed(self, host: str) -> bool:
         name, port = split_host(host)
         if self.loopback and is_loopback(name):
             return True

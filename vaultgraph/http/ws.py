@@ -3,8 +3,8 @@
 When subscribers share an execution (schema/broadcast.py) they also share its `data`: the same dict reaches every
 operation's `next`. This handler keeps the JSON text of recently sent `data` dicts (by identity, holding the dict
 so the identity stays its own) and splices it into each socket's message, so 500 subscribers cost one encoding of
-the payload and 500 short prefixes. The text is exactly what `json.dumps` of the whole message would give (the
-view's `encode_json`); everything else — other message types, results with errors or extensions — goes through
+the payload and 500 short prefixes. The payload's text is the view's `encode_json` (orjson), the same a whole
+message would get; everything else — other message types, results with errors or extensions — goes through
 strawberry's handler unchanged.
 """
 
@@ -91,6 +91,18 @@ class TransportWSHandler(BaseGraphQLTransportWSHandler[Any, None]):
 
     The view provides `max_message_bytes` (the HTTP body cap) and `operation_refusal(request)`: a coded GraphQL
     error (a dict) when the caller's rate limit refuses one more operation, else None."""
+
+    async def handle(self) -> None:
+        """The socket's life, counted in /metrics' open sockets while it lasts (the view's `metrics`, if any)."""
+        metrics = getattr(self.view, "metrics", None)
+        if metrics is None:
+            await super().handle()
+            return
+        metrics.sockets.inc()
+        try:
+            await super().handle()
+        finally:
+            metrics.sockets.dec()
 
     async def handle_message(self, message: Message) -> None:
         fields: Any = message

@@ -14,6 +14,7 @@ from strawberry.extensions import SchemaExtension
 from strawberry.schema.config import StrawberryConfig
 from strawberry.types import ExecutionContext
 
+from vaultgraph.metrics import Metrics
 from vaultgraph.resolvers import context_pack as context_pack_resolvers
 from vaultgraph.resolvers import documents as document_resolvers
 from vaultgraph.resolvers import enrichment as enrichment_resolvers
@@ -29,6 +30,7 @@ from vaultgraph.schema.broadcast import SharedResults, sharing_executor
 from vaultgraph.schema.document_cache import document_cache
 from vaultgraph.schema.errors import ErrorPolicy
 from vaultgraph.schema.links import Link
+from vaultgraph.schema.metrics import operation_metrics
 from vaultgraph.schema.scalars import SCALARS
 from vaultgraph.schema.types import Document, Note
 from vaultgraph.schema.warnings import Warnings
@@ -108,14 +110,18 @@ class VaultgraphSchema(strawberry.Schema):
 def build_schema(
     extra_extensions: Sequence[type[SchemaExtension] | Callable[[], SchemaExtension]] | None = None,
     config: StrawberryConfig | None = None,
+    metrics: Metrics | None = None,
 ) -> strawberry.Schema:
-    """The schema; `create_app` adds the API limits (schema/limits.py) and the batching config from Settings."""
+    """The schema; `create_app` adds the API limits (schema/limits.py), the batching config from Settings and the
+    metrics (/metrics: latency by operation, errors by code, live subscriptions)."""
     shared_results = SharedResults()
     config = config or StrawberryConfig()
     config.scalar_map = {**SCALARS, **config.scalar_map}  # JSON, Date, DateTime (schema/scalars.py)
     schema = VaultgraphSchema(
         query=Query, mutation=Mutation, subscription=Subscription, types=[Document, Note, Link],
-        extensions=[ErrorPolicy, Warnings, *(extra_extensions or []), document_cache()], config=config,
+        extensions=[*([operation_metrics(metrics)] if metrics is not None else []),
+                    (lambda: ErrorPolicy(metrics.errors_by_code)) if metrics is not None else ErrorPolicy,
+                    Warnings, *(extra_extensions or []), document_cache()], config=config,
         execution_context_class=sharing_executor(shared_results),
     )
     schema.shared_results = shared_results

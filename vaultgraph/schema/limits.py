@@ -160,9 +160,9 @@ class NonEmptySelections(ValidationRule):
             self.report_error(GraphQLError("a selection set needs at least one field", node))
 
 
-def _with_code(extension: AddValidationRules, code: str, budget: int | None = None) -> AddValidationRules:
-    extension.validation_rules = [coded(rule, code, budget) for rule in extension.validation_rules]
-    return extension
+def _with_code(extension: AddValidationRules, code: str, budget: int | None = None) -> list[type[ASTValidationRule]]:
+    """The extension's rules, each with its errors carrying `code` (see `coded`)."""
+    return [coded(rule, code, budget) for rule in extension.validation_rules]
 
 
 class TokenLimit(MaxTokensLimiter):
@@ -321,16 +321,21 @@ def limit_extensions(limits: Limits) -> list[ExtensionFactory]:
     state across concurrent requests, and deprecated since 0.340)."""
     budget = limits.max_cost
     sizes = Sizes.for_page_size(limits.page_size_max)
+    # The rules that do not read the operation are built once here: building them per operation (strawberry's
+    # limiters make a rule class in their constructor, `coded` another) was a tenth of a `{ __typename }`
+    # request, paid even when the validation cache (schema/document_cache.py) skips validation.
+    shape_rules: list[type[ASTValidationRule]] = [NonEmptySelections,
+                   *_with_code(QueryDepthLimiter(max_depth=limits.max_depth), LIMIT_EXCEEDED, budget),
+                   *_with_code(MaxAliasesLimiter(max_alias_count=limits.max_aliases), LIMIT_EXCEEDED, budget)]
     factories: list[ExtensionFactory] = [
         UnicodeVariables,  # first: before the validation cache (schema/input_text.py)
-        lambda: AddValidationRules([NonEmptySelections]),
         lambda: TokenLimit(max_token_count=limits.max_tokens),
-        lambda: _with_code(QueryDepthLimiter(max_depth=limits.max_depth), LIMIT_EXCEEDED, budget),
-        lambda: _with_code(MaxAliasesLimiter(max_alias_count=limits.max_aliases), LIMIT_EXCEEDED, budget),
+        lambda: AddValidationRules(shape_rules),
         lambda: CostLimit(limits.max_cost, limits.default_page_size, sizes),
     ]
     if not limits.introspection:
-        factories.append(lambda: AddValidationRules([coded(NoSchemaIntrospectionCustomRule, "FORBIDDEN")]))
+        introspection_rules: list[type[ASTValidationRule]] = [coded(NoSchemaIntrospectionCustomRule, "FORBIDDEN")]
+        factories.append(lambda: AddValidationRules(introspection_rules))
     if not limits.suggestions or not limits.introspection:
         factories.append(HideSuggestions)
     return factories
