@@ -7,10 +7,19 @@ from typing import Annotated
 
 import strawberry
 
-from vaultgraph.errors import InvalidInput
+from vaultgraph.errors import AppError, InvalidInput
 from vaultgraph.schema.arguments import After, Before, First, Last, ScopeFilter
 from vaultgraph.schema.context import Info
-from vaultgraph.schema.inputs import DeletePayload, NoteInput, NotePatch, SaveNotePayload, owner_scope
+from vaultgraph.schema.inputs import (
+    DeletePayload,
+    NoteInput,
+    NotePatch,
+    SaveNoteError,
+    SaveNotePayload,
+    SaveNotesPayload,
+    SaveNotesResult,
+    owner_scope,
+)
 from vaultgraph.schema.meeting_types import MeetingInput
 from vaultgraph.schema.note_query_types import NoteOrder, NoteWhere
 from vaultgraph.schema.prefetch import connection_asks, page_item_fields, prime, whole_reads
@@ -111,13 +120,40 @@ async def save_note(
     INVALID_INPUT for a bad field, LIMIT_EXCEEDED for a body over 5 MB, CONFLICT for a taken slug or a stale
     `ifBodySha256`, NOT_FOUND for an id you cannot write."""
     ctx = info.context
-    draft = NoteDraft(
+    return _payload(info, await ctx.services.notes.save(ctx.principal, _draft(input, rewrite_links)))
+
+
+async def save_notes(
+    info: Info,
+    inputs: Annotated[list[NoteInput], strawberry.argument(description=(
+        "At most 100 notes (LIMIT_EXCEEDED beyond, and nothing is written), each as saveNote's `input`; saved in "
+        "this order, so a later input may link to or replace an earlier one."))],
+    rewrite_links: Annotated[bool, strawberry.argument(description=(
+        "As saveNote's, for every input that renames a note."))] = True,
+) -> SaveNotesPayload:
+    """Save up to 100 notes through the save pipeline in one transaction (a rename among them starts another, so
+    links saved before it bind to the old name, as one save after another would), then index them in one
+    embedding call. The end state is that of saving them one by one; an input saveNote would refuse is refused
+    here with the same error, in its result, and changes nothing, while the others are saved."""
+    ctx = info.context
+    outcomes = await ctx.services.notes.save_inputs(ctx.principal, [_draft(i, rewrite_links) for i in inputs])
+    results = [
+        SaveNotesResult(index=index, saved=None, error=SaveNoteError(
+            code=outcome.code, message=outcome.message, field=outcome.details.get("field")))
+        if isinstance(outcome, AppError) else SaveNotesResult(index=index, saved=_payload(info, outcome), error=None)
+        for index, outcome in enumerate(outcomes)
+    ]
+    failed = sum(1 for result in results if result.error is not None)
+    return SaveNotesPayload(results=results, saved=len(results) - failed, failed=failed)
+
+
+def _draft(input: NoteInput, rewrite_links: bool) -> NoteDraft:
+    return NoteDraft(
         title=input.title, body=input.body, id=str(input.id) if input.id else None, slug=input.slug,
         kind=input.kind, pinned=input.pinned, note_date=_day(input.note_date), scope=owner_scope(input.scope),
         agent_id=input.agent_id, team_id=input.team_id, if_body_sha256=input.if_body_sha256,
         rewrite_links=rewrite_links,
     )
-    return _payload(info, await ctx.services.notes.save(ctx.principal, draft))
 
 
 async def update_note(

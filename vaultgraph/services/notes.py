@@ -58,6 +58,8 @@ UPDATE_RETRIES = 5
 # Drafts per write transaction of `save_many`: big enough that a statement's fixed cost is spread thin, small
 # enough that a batch's transaction state and its embedding call stay modest.
 SAVE_BATCH = 250
+# Drafts one `saveNotes` call may carry: one write transaction's worth, and one embedding call's.
+MAX_SAVE_INPUTS = 100
 
 # The save pipeline's hook: index these saved notes (and whatever the server hooks on after a save); for each
 # note, whether its vector is in place. Called once per batch.
@@ -125,6 +127,14 @@ class NoteService:
         if isinstance(outcome, AppError):
             raise outcome
         return outcome
+
+    async def save_inputs(self, principal: Principal, drafts: Sequence[NoteDraft]) -> list[SaveResult | AppError]:
+        """`saveNotes`: at most MAX_SAVE_INPUTS drafts (LIMIT_EXCEEDED, nothing written, beyond), saved as
+        `save_many` saves them: each draft's result or the error its own `save` would raise."""
+        if len(drafts) > MAX_SAVE_INPUTS:
+            raise LimitExceeded(f"inputs: at most {MAX_SAVE_INPUTS} notes per call, got {len(drafts)}",
+                                field="inputs", limit=MAX_SAVE_INPUTS)
+        return await self.save_many(principal, drafts)
 
     async def save_many(self, principal: Principal, drafts: Sequence[NoteDraft],
                         after: AfterSave | None = None) -> list[SaveResult | AppError]:
