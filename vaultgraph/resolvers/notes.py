@@ -28,6 +28,12 @@ from vaultgraph.services import notes as service
 from vaultgraph.services.meetings import Attendee, MeetingDraft
 from vaultgraph.services.notes import NoteDraft, NoteFilter, SaveResult
 
+DeferIndexing = Annotated[bool, strawberry.argument(description=(
+    "True: answer once the note, its links and its full-text entry are committed (`indexed: false`), and let the "
+    "enrichment workers embed it in the background, batched with other saves (enrichmentProgress.notesPending "
+    "counts them; keyword search finds it meanwhile, and its search hits say `vectorAvailable: false`). False: "
+    "embed it before answering."))]
+
 
 def _payload(info: Info, result: SaveResult) -> SaveNotePayload:
     return SaveNotePayload(
@@ -115,12 +121,14 @@ async def save_note(
         "When the save renames the note (its slug changes): rewrite every [[link]] to the old name in the linking "
         "notes' bodies, in the same transaction (alias, heading and embed kept); false leaves those bodies alone "
         "and their links become ghosts of the old name."))] = True,
+    defer_indexing: DeferIndexing = False,
 ) -> SaveNotePayload:
     """Create or replace a note: slug, frontmatter, tags and [[wikilinks]] are kept in step in one transaction.
     INVALID_INPUT for a bad field, LIMIT_EXCEEDED for a body over 5 MB, CONFLICT for a taken slug or a stale
     `ifBodySha256`, NOT_FOUND for an id you cannot write."""
     ctx = info.context
-    return _payload(info, await ctx.services.notes.save(ctx.principal, _draft(input, rewrite_links)))
+    draft = _draft(input, rewrite_links)
+    return _payload(info, await ctx.services.notes.save(ctx.principal, draft, defer=defer_indexing))
 
 
 async def save_notes(
@@ -130,13 +138,15 @@ async def save_notes(
         "this order, so a later input may link to or replace an earlier one."))],
     rewrite_links: Annotated[bool, strawberry.argument(description=(
         "As saveNote's, for every input that renames a note."))] = True,
+    defer_indexing: DeferIndexing = False,
 ) -> SaveNotesPayload:
     """Save up to 100 notes through the save pipeline in one transaction (a rename among them starts another, so
     links saved before it bind to the old name, as one save after another would), then index them in one
     embedding call. The end state is that of saving them one by one; an input saveNote would refuse is refused
     here with the same error, in its result, and changes nothing, while the others are saved."""
     ctx = info.context
-    outcomes = await ctx.services.notes.save_inputs(ctx.principal, [_draft(i, rewrite_links) for i in inputs])
+    drafts = [_draft(i, rewrite_links) for i in inputs]
+    outcomes = await ctx.services.notes.save_inputs(ctx.principal, drafts, defer=defer_indexing)
     results = [
         SaveNotesResult(index=index, saved=None, error=SaveNoteError(
             code=outcome.code, message=outcome.message, field=outcome.details.get("field")))

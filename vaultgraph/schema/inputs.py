@@ -113,7 +113,8 @@ class SaveNotePayload:
     created: bool = strawberry.field(description="True when the save made a new note.")
     changed: bool = strawberry.field(description="False when the body was unchanged: nothing re-linked or re-indexed.")
     indexed: bool = strawberry.field(description=(
-        "False when no embedding model worked: saved and keyword-searchable, not vector-searchable yet."))
+        "False when the note's vector is not in place: its indexing was deferred (`deferIndexing`, the workers "
+        "embed it soon) or no embedding model worked. Keyword-searchable either way."))
     links_added: int = strawberry.field(description="Links the body gained.")
     links_removed: int = strawberry.field(description="Links the body lost.")
     link_writes: int = strawberry.field(description="Edge writes Neo4j counted for this save.")
