@@ -165,7 +165,7 @@ class QueryEmbeddings:
         cached = self._cache.get(key)
         if cached is not None:
             return cached
-        [vector] = await self.models.embed([text])
+        [vector] = await self.models.embed_query([text])  # its own lane: never behind indexing batches
         self._cache.put(key, vector)
         return vector
 
