@@ -111,7 +111,8 @@ async def main(args: argparse.Namespace) -> None:
     files = ingest.write_vault(dataset, vault)
     texts = [f"{n.title}\n\n{n.body.strip()}" for n in dataset.notes]  # what indexing embeds for a short note
     env = {"VAULTGRAPH_ENRICHMENT_WORKERS": "true", "VAULTGRAPH_VAULT_DIRS": f'["{work}"]'}
-    lines: list[str] = [f"run {run}: {files} notes, {len(dataset.links):,} links"]
+    lines = _Lines()
+    lines.append(f"run {run}: {files} notes, {len(dataset.links):,} links")
     log = LOG_DIR / "deferred-ingest-server.log"
     try:
         with vaultgraph_server(args.neo4j_uri, env, log=log) as (url, _):
@@ -163,7 +164,14 @@ async def main(args: argparse.Namespace) -> None:
                 await client.close()
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    print("\n".join(lines))
+
+
+class _Lines(list[str]):
+    """The figures, each printed as it is measured (a long run interrupted still shows what it measured)."""
+
+    def append(self, line: str) -> None:
+        super().append(line)
+        print(line, flush=True)
 
 
 def _arguments() -> argparse.Namespace:
