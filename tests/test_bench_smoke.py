@@ -38,7 +38,7 @@ WORKLOADS = (
     "search hybrid, new text each call",
     "vector recall@10",
     "ingest: saveNote",
-    "ingest: vault import (bulk save + embedding)",
+    "ingest: vault import (bulk save, embedding deferred)",
     "ingest: vault import, graph only",
     "subscription fan-out",
     "metrics on ÷ off: round trip",

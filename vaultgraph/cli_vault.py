@@ -20,6 +20,9 @@ def add_parser(commands: Any) -> None:
         command.add_argument("--tenant", help="tenant to import into (default: VAULTGRAPH_DEV_TENANT)")
         if name == "import-vault":
             command.add_argument("--force", action="store_true", help="let files win over notes that differ")
+            command.add_argument("--index", action="store_true", help=(
+                "embed the notes here before returning; by default the command returns once notes, links and "
+                "full text are in, and the server's enrichment workers (or `vaultgraph worker`) embed them"))
 
 
 def _progress(done: int, total: int, path: str) -> None:
@@ -45,10 +48,15 @@ async def _run(settings: Settings, args: argparse.Namespace, uri: str) -> int:
         service = VaultService(services.notes, services.documents, services.links)
         principal = Principal(check_key(args.tenant or settings.dev_tenant, "--tenant"), sees_all_scopes=True)
         if args.command == "import-vault":
-            report = await service.import_vault(principal, args.path.resolve(), args.force, _progress)
+            report = await service.import_vault(principal, args.path.resolve(), args.force, _progress,
+                                                defer_indexing=not getattr(args, "index", False))
             print(f"{report.files} files: {len(report.created)} created, {len(report.updated)} updated, "
                   f"{len(report.unchanged)} unchanged, {len(report.attachments)} attachments, "
                   f"{len(report.conflicts)} conflicts, {len(report.skipped)} skipped")
+            if report.index_pending:
+                print(f"  {report.index_pending} notes queued for embedding: keyword search finds them now, vector "
+                      "search once the server's enrichment workers (or `vaultgraph worker`) have embedded them "
+                      "(enrichmentProgress.notesPending counts down)")
             for path in report.conflicts:
                 print(f"  conflict (the note differs; --force lets the file win): {path}")
             for path, why in report.skipped:

@@ -76,7 +76,19 @@ class WorkspaceScanProgress:
     at: datetime
 
 
-Event = DocumentQueued | DocumentStageChanged | WorkspaceScanProgress
+@dataclass(frozen=True, slots=True)
+class NotesIndexing:
+    """Notes of a tenant were queued for deferred indexing (`queued`), or a worker indexed some (`indexed`): the
+    workers wake on the first, progress streams recount on both."""
+
+    name: ClassVar[str] = "notes.indexing"
+    tenant_id: str
+    queued: int
+    indexed: int
+    at: datetime
+
+
+Event = DocumentQueued | DocumentStageChanged | WorkspaceScanProgress | NotesIndexing
 EventFilter = Callable[[Event], bool]
 
 

@@ -36,6 +36,7 @@ from vaultgraph.events import (
     EventBus,
     EventFilter,
     InProcessBus,
+    NotesIndexing,
     Overflow,
     Subscription,
     WorkspaceScanProgress,
@@ -45,7 +46,7 @@ log = structlog.get_logger(__name__)
 
 CHANNEL_PREFIX = "vaultgraph:events:"
 EVENT_TYPES: dict[str, type[Event]] = {cls.name: cls for cls in (DocumentQueued, DocumentStageChanged,
-                                                                  WorkspaceScanProgress)}
+                                                                  WorkspaceScanProgress, NotesIndexing)}
 # Fields that JSON cannot carry as they are; everything else is a str, int, bool or None.
 _DECODERS: dict[str, Callable[[Any], Any]] = {"at": datetime.fromisoformat, "stage": EnrichmentStage}
 RECONNECT_PAUSES = (0.1, 0.5, 1.0, 2.0, 5.0)

@@ -83,7 +83,8 @@ def build_services(settings: Settings, graph: Graph, models: ModelClient, bus: E
     search = SearchService(graph, models, search_config(settings), workspace.root)
     fuzzy = FuzzyResolver(graph, search, models)
     indexer = Indexer(graph, models, chunking_policy(settings))
-    notes = NoteService(graph, settings.page_size_max, indexer=save_hook(indexer, fuzzy), workspace=workspace)
+    notes = NoteService(graph, settings.page_size_max, indexer=save_hook(indexer, fuzzy),
+                        on_deferred=enrichment.notes_queued, workspace=workspace)
     sync = WorkspaceSync(graph, workspace, documents, links, enrichment.bus, on_changed=enrichment.enqueue)
     vault = VaultService(notes, documents, links, vault_folders(settings))
     return Services(documents=documents, notes=notes, links=links, vault=vault, enrichment=enrichment,
@@ -168,7 +169,8 @@ def build_runtime(settings: Settings, uri: str | None = None, *, workers: bool |
     pool = None
     if settings.enrichment_workers if workers is None else workers:
         pool = build_worker_pool(settings, graph, Workspace(settings.workspace_dir), models, bus,
-                                 chunk_indexer=Indexer(graph, models, chunking_policy(settings)))
+                                 chunk_indexer=Indexer(graph, models, chunking_policy(settings)),
+                                 note_hook=services.notes.indexer)
     watch = None
     if settings.workspace_watch if watcher is None else watcher:
         watch = WorkspaceWatcher(services.workspace_sync, settings.workspace_dir, settings.workspace_watch_debounce_ms)

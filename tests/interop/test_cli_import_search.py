@@ -1,6 +1,7 @@
-"""A vault imported with `vaultgraph import-vault` is searchable like notes saved over the API: the CLI builds the
-same Runtime as the server, so its note pipeline embeds and indexes (it once built a bare NoteService, and vector
-search never found what the command line imported)."""
+"""A vault imported with `vaultgraph import-vault --index` is searchable like notes saved over the API: the CLI builds
+the same Runtime as the server, so its note pipeline embeds and indexes (it once built a bare NoteService, and vector
+search never found what the command line imported). Without `--index` the server's workers embed them
+(tests/interop/test_deferred_indexing_api.py)."""
 
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ async def test_notes_imported_by_the_cli_are_found_by_vector_search(
     vault.mkdir()
     (vault / "Sourdough.md").write_text("Feed the starter flour and water, then bake the loaf in a hot oven.\n")
     (vault / "Tides.md").write_text("The moon's pull raises the sea twice a day along the coast.\n")
-    args = argparse.Namespace(command="import-vault", path=vault, tenant=tenant, force=False)
+    args = argparse.Namespace(command="import-vault", path=vault, tenant=tenant, force=False, index=True)
     assert settings.neo4j_uri is not None
 
     assert await cli_vault._run(settings, args, settings.neo4j_uri) == 0

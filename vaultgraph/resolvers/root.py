@@ -78,6 +78,7 @@ class Mutation:
     update_document = _field(document_resolvers.update_document)
     delete_document = _field(document_resolvers.delete_document)
     save_note = _field(note_resolvers.save_note)
+    save_notes = _field(note_resolvers.save_notes)
     update_note = _field(note_resolvers.update_note)
     capture_note = _field(note_resolvers.capture_note)
     ingest_meeting = _field(note_resolvers.ingest_meeting)

@@ -19,7 +19,8 @@ async def import_vault(
         "Overwrite notes whose body differs from their file; otherwise they are listed in `conflicts`."))] = False,
 ) -> VaultImportReport:
     """Read every markdown file of an Obsidian vault through the save pipeline; other files become documents.
-    The graph is authoritative: a conflicting note is skipped unless `force`."""
+    The graph is authoritative: a conflicting note is skipped unless `force`. Returns once the notes, their links
+    and their full-text entries are committed; their vectors follow in the background (`indexPending`)."""
     vault = info.context.services.vault
     report = await vault.import_vault(info.context.principal, vault.server_folder(path), force)
     return VaultImportReport.from_report(report)

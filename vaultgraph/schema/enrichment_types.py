@@ -13,7 +13,8 @@ from vaultgraph.schema.workspace_types import WorkspaceScan
 from vaultgraph.services.enrichment import Progress
 
 
-@strawberry.type(description="Documents of the caller's tenant (in the scopes it sees) per enrichment state.")
+@strawberry.type(description=(
+    "Documents of the caller's tenant (in the scopes it sees) per enrichment state, and its notes' deferred indexing."))
 class EnrichmentProgress:
     queued: int = strawberry.field(description="Waiting for a worker.")
     running: int = strawberry.field(description="In one of the phases PREPARE … WIKILINKS.")
@@ -24,12 +25,17 @@ class EnrichmentProgress:
     scan: WorkspaceScan | None = strawberry.field(
         default=None, description="The latest progress of a workspace scan (rescanWorkspace) while one runs; "
                                   "only on the subscription.")
+    notes_pending: int = strawberry.field(default=0, description=(
+        "Notes saved without waiting for their vectors (importVault, `deferIndexing`) that the workers have not "
+        "embedded yet: keyword search finds them meanwhile; counts down to 0 as the workers' batches land."))
+    notes_indexed: int = strawberry.field(default=0, description="Notes whose vector and chunks are in place.")
 
     @classmethod
     def from_domain(cls, progress: Progress) -> EnrichmentProgress:
         return cls(queued=progress.queued, running=progress.running, done=progress.done, failed=progress.failed,
                    skipped=progress.skipped, total=progress.total,
-                   scan=WorkspaceScan.from_event(progress.scan) if progress.scan else None)
+                   scan=WorkspaceScan.from_event(progress.scan) if progress.scan else None,
+                   notes_pending=progress.notes_pending, notes_indexed=progress.notes_indexed)
 
 
 @strawberry.type(description="A document entered an enrichment stage.")

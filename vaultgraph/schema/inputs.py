@@ -115,13 +115,40 @@ class SaveNotePayload:
     created: bool = strawberry.field(description="True when the save made a new note.")
     changed: bool = strawberry.field(description="False when the body was unchanged: nothing re-linked or re-indexed.")
     indexed: bool = strawberry.field(description=(
-        "False when no embedding model worked: saved and keyword-searchable, not vector-searchable yet."))
+        "False when the note's vector is not in place: its indexing was deferred (`deferIndexing`, the workers "
+        "embed it soon) or no embedding model worked. Keyword-searchable either way."))
     links_added: int = strawberry.field(description="Links the body gained.")
     links_removed: int = strawberry.field(description="Links the body lost.")
     link_writes: int = strawberry.field(description="Edge writes Neo4j counted for this save.")
     rewritten_notes: list[Note] = strawberry.field(description=(
         "After a rename with `rewriteLinks`: the notes whose [[links]] to the old name were rewritten to the new "
         "one, with their new bodies (those you can read: the rename rewrites the others too)."))
+
+
+@strawberry.type(description="Why one input of saveNotes was refused; that input changed nothing.")
+class SaveNoteError:
+    code: str = strawberry.field(description=(
+        "What saveNote would answer in `extensions.code`: INVALID_INPUT, LIMIT_EXCEEDED, CONFLICT, NOT_FOUND, "
+        "FORBIDDEN."))
+    message: str = strawberry.field(description="What was wrong, for a person to act on.")
+    field: str | None = strawberry.field(description="The input field at fault, when one is.")
+
+
+@strawberry.type(description=(
+    "One input of saveNotes, in the order sent: what its save did, or why it was refused (exactly one is set)."))
+class SaveNotesResult:
+    index: int = strawberry.field(description="Its 0-based position in `inputs`.")
+    saved: SaveNotePayload | None = strawberry.field(description="What the save did; null when refused.")
+    error: SaveNoteError | None = strawberry.field(description="Why it was refused; null when saved.")
+
+
+@strawberry.type(description=(
+    "What saveNotes did, input by input: a refused input is reported in its result and changes nothing; the "
+    "others are saved."))
+class SaveNotesPayload:
+    results: list[SaveNotesResult] = strawberry.field(description="One per input, in the order sent.")
+    saved: int = strawberry.field(description="Inputs saved (created, changed or unchanged).")
+    failed: int = strawberry.field(description="Inputs refused, each with its `error`.")
 
 
 @strawberry.type(description="What a delete removed.")

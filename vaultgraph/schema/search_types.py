@@ -91,6 +91,13 @@ class SearchHit:
     def snippet(self) -> str:
         return self._hit.snippet().text
 
+    @strawberry.field(description=(
+        "False when the item has no vector yet (a note whose embedding is still queued after importVault or a "
+        "deferred save, one no embedding model could index, a document not enriched yet): the vector channel could "
+        "not find or score it, so only the keyword channel did."))
+    def vector_available(self) -> bool:
+        return self._hit.vector_available
+
     @strawberry.field(description="Query words found in the snippet.")
     def matched_terms(self) -> list[str]:
         return list(self._hit.snippet().matched)

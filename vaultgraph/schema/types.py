@@ -178,7 +178,8 @@ class Note(Item):
         "When it was archived (soft-deleted); null while active. `notes` leaves archived notes out by default."))
     created_by_agent_id: str | None = strawberry.field(description="The agent whose key created it; null for people.")
     indexed: bool = strawberry.field(description=(
-        "False when no embedding model worked at save: saved and keyword-searchable, not vector-searchable yet."))
+        "False while its vector is not in place: its embedding is queued (importVault, `deferIndexing`; the "
+        "enrichment workers embed it soon) or no embedding model worked. Keyword-searchable either way."))
     created_at: datetime = strawberry.field(description="When it was created (UTC).")
     updated_at: datetime = strawberry.field(description="When it last changed (UTC); `notes` orders by it.")
     _domain: strawberry.Private[domain.Note]

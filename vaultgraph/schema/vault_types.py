@@ -30,12 +30,17 @@ class VaultImportReport:
     skipped: list[SkippedFile] = strawberry.field(description="Files left out, each with why.")
     typed_links: int = strawberry.field(
         description="Typed (non-wikilink) links made from the files' `vaultgraph.links` frontmatter.")
+    index_pending: int = strawberry.field(description=(
+        "Notes of this import saved before their vectors: the enrichment workers embed them in the background "
+        "(`enrichmentProgress.notesPending` counts down; each note's `indexed` turns true). Keyword search finds "
+        "them meanwhile."))
 
     @classmethod
     def from_report(cls, report: VaultReport) -> VaultImportReport:
         return cls(files=report.files, created=report.created, updated=report.updated, unchanged=report.unchanged,
                    conflicts=report.conflicts, attachments=report.attachments,
-                   skipped=[SkippedFile(path=p, reason=r) for p, r in report.skipped], typed_links=report.links)
+                   skipped=[SkippedFile(path=p, reason=r) for p, r in report.skipped], typed_links=report.links,
+                   index_pending=report.index_pending)
 
 
 @strawberry.type(description="What an export wrote: vault paths under the folder, `agents/<id>/…` and `teams/<id>/…` "

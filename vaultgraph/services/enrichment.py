@@ -21,10 +21,12 @@ from vaultgraph.events import (
     Event,
     EventBus,
     EventFilter,
+    NotesIndexing,
     Overflow,
     WorkspaceScanProgress,
 )
 from vaultgraph.graph import enrichment as cypher
+from vaultgraph.graph import note_index
 from vaultgraph.graph.session import Graph
 from vaultgraph.lru import Lru
 
@@ -42,17 +44,20 @@ class Progress:
     failed: int = 0
     skipped: int = 0
     scan: WorkspaceScanProgress | None = None  # the latest news of a workspace scan of the tenant, if one ran
+    notes_pending: int = 0  # notes whose deferred indexing the workers have not done yet
+    notes_indexed: int = 0
 
     @property
     def total(self) -> int:
         return self.queued + self.running + self.done + self.failed + self.skipped
 
     @classmethod
-    def from_counts(cls, counts: dict[str, int]) -> Progress:
+    def from_counts(cls, counts: dict[str, int], notes: tuple[int, int] = (0, 0)) -> Progress:
         running = sum(counts.get(stage.value, 0) for stage in cypher.RUNNING_STAGES)
         return cls(queued=counts.get(EnrichmentStage.QUEUED.value, 0), running=running,
                    done=counts.get(EnrichmentStage.DONE.value, 0), failed=counts.get(EnrichmentStage.FAILED.value, 0),
-                   skipped=counts.get(EnrichmentStage.SKIPPED.value, 0))
+                   skipped=counts.get(EnrichmentStage.SKIPPED.value, 0), notes_pending=notes[0],
+                   notes_indexed=notes[1])
 
 
 def _visible_to(principal: Principal, document_ids: set[str] | None) -> EventFilter:
@@ -88,6 +93,11 @@ class EnrichmentService:
             agent_id=document.owner.agent_id, at=at,
         ))
 
+    async def notes_queued(self, tenant_id: str, count: int) -> None:
+        """Wake the workers for notes a save queued for deferred indexing (NoteService calls this after the
+        commit; a worker that misses it finds them at its next sweep)."""
+        await self.bus.publish(NotesIndexing(tenant_id=tenant_id, queued=count, indexed=0, at=datetime.now(UTC)))
+
     async def reenrich(self, principal: Principal, ids: list[str] | None) -> list[Document]:
         """Run enrichment again for these documents (all FAILED ones when `ids` is empty); a run in progress
         loses its claim and starts over."""
@@ -106,8 +116,9 @@ class EnrichmentService:
         return documents
 
     async def progress(self, principal: Principal) -> Progress:
-        counts = await self.graph.read(cypher.stage_counts, principal.tenant_id, principal.visible_owner_keys())
-        return Progress.from_counts(counts)
+        keys = principal.visible_owner_keys()
+        counts = await self.graph.read(cypher.stage_counts, principal.tenant_id, keys)
+        return Progress.from_counts(counts, await self.graph.read(note_index.counts, principal.tenant_id, keys))
 
     async def stage_events(
         self, principal: Principal, document_ids: list[str] | None
@@ -138,8 +149,8 @@ class EnrichmentService:
         visible = _visible_to(principal, None)
 
         def accept(event: Event) -> bool:
-            scan = isinstance(event, WorkspaceScanProgress) and event.tenant_id == principal.tenant_id
-            return scan or visible(event)
+            news = isinstance(event, WorkspaceScanProgress | NotesIndexing) and event.tenant_id == principal.tenant_id
+            return news or visible(event)
 
         async with self.bus.subscribe(accept, capacity=PROGRESS_QUEUE_SIZE,
                                       overflow=Overflow.DROP_OLDEST, label="enrichmentProgress") as subscription:

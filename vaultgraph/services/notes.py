@@ -18,6 +18,7 @@ from neo4j.exceptions import ConstraintError
 
 from vaultgraph.domain import Note, Owner, Page, Principal
 from vaultgraph.errors import AppError, Conflict, Forbidden, InvalidInput, LimitExceeded, NotFound
+from vaultgraph.graph import note_index
 from vaultgraph.graph import notes as cypher
 from vaultgraph.graph.note_query import property_fields, query_page_and_total
 from vaultgraph.graph.session import Graph
@@ -58,6 +59,8 @@ UPDATE_RETRIES = 5
 # Drafts per write transaction of `save_many`: big enough that a statement's fixed cost is spread thin, small
 # enough that a batch's transaction state and its embedding call stay modest.
 SAVE_BATCH = 250
+# Drafts one `saveNotes` call may carry: one write transaction's worth, and one embedding call's.
+MAX_SAVE_INPUTS = 100
 
 # The save pipeline's hook: index these saved notes (and whatever the server hooks on after a save); for each
 # note, whether its vector is in place. Called once per batch.
@@ -65,6 +68,8 @@ Indexer = Callable[[Principal, Sequence[Note]], Awaitable[list[bool]]]
 # More writes that belong to one save (a meeting's attendee edges): run in its transaction with the saved note, so
 # either both commit or neither does. Must be idempotent (a transient error reruns the transaction).
 AfterSave = Callable[[AsyncManagedTransaction, Note], Awaitable[None]]
+# Told after a deferred save commits: this tenant has this many more notes waiting for the workers to index them.
+OnDeferred = Callable[[str, int], Awaitable[None]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +102,31 @@ def note_cursor(note: Note) -> str:
     return encode_cursor(note.updated_at.isoformat(), note.id)
 
 
+def _to_index(outcomes: Sequence[SaveResult | AppError]) -> dict[str, Note]:
+    """The notes a save must index: those whose body changed or that are not indexed yet, and the notes a rename
+    rewrote; by id, the latest version (a rename may rewrite the renamed note's own links)."""
+    todo: dict[str, Note] = {}
+    for outcome in outcomes:
+        if isinstance(outcome, SaveResult):
+            if outcome.body_changed or not outcome.note.indexed:
+                todo[outcome.note.id] = outcome.note
+            todo.update((note.id, note) for note in outcome.rewritten)
+    return todo
+
+
+def _with_indexed(outcomes: list[SaveResult | AppError], indexed: dict[str, bool]) -> list[SaveResult | AppError]:
+    """The outcomes with these notes' `indexed` flags set."""
+    if not indexed:
+        return outcomes
+
+    def fixed(note: Note) -> Note:
+        return replace(note, indexed=indexed[note.id]) if note.id in indexed and note.indexed != indexed[note.id] \
+            else note
+
+    return [replace(outcome, note=fixed(outcome.note), rewritten=tuple(map(fixed, outcome.rewritten)))
+            if isinstance(outcome, SaveResult) else outcome for outcome in outcomes]
+
+
 def _batches(prepared: list[_Prepared], size: int) -> Iterator[list[_Prepared]]:
     """Runs of at most `size` drafts in which no note id comes twice (a batch reads each note once)."""
     batch: list[_Prepared] = []
@@ -123,25 +153,39 @@ def slug_in_place(existing: Note, title: str) -> str:
 
 class NoteService:
     def __init__(self, graph: Graph, max_page_size: int, indexer: Indexer | None = None,
-                 batch_size: int = SAVE_BATCH, workspace: Workspace | None = None) -> None:
+                 batch_size: int = SAVE_BATCH, on_deferred: OnDeferred | None = None,
+                 workspace: Workspace | None = None) -> None:
         self.graph = graph
         self.workspace = workspace  # where a rename rewrites the links in documents' files
         self.max_page_size = max_page_size
         self.indexer = indexer
         self.batch_size = batch_size
+        self.on_deferred = on_deferred
 
-    async def save(self, principal: Principal, draft: NoteDraft, after: AfterSave | None = None) -> SaveResult:
-        [outcome] = await self.save_many(principal, [draft], after)
+    async def save(self, principal: Principal, draft: NoteDraft, after: AfterSave | None = None,
+                   defer: bool = False) -> SaveResult:
+        [outcome] = await self.save_many(principal, [draft], after, defer)
         if isinstance(outcome, AppError):
             raise outcome
         return outcome
 
+    async def save_inputs(self, principal: Principal, drafts: Sequence[NoteDraft],
+                          defer: bool = False) -> list[SaveResult | AppError]:
+        """`saveNotes`: at most MAX_SAVE_INPUTS drafts (LIMIT_EXCEEDED, nothing written, beyond), saved as
+        `save_many` saves them: each draft's result or the error its own `save` would raise."""
+        if len(drafts) > MAX_SAVE_INPUTS:
+            raise LimitExceeded(f"inputs: at most {MAX_SAVE_INPUTS} notes per call, got {len(drafts)}",
+                                field="inputs", limit=MAX_SAVE_INPUTS)
+        return await self.save_many(principal, drafts, defer=defer)
+
     async def save_many(self, principal: Principal, drafts: Sequence[NoteDraft],
-                        after: AfterSave | None = None) -> list[SaveResult | AppError]:
+                        after: AfterSave | None = None, defer: bool = False) -> list[SaveResult | AppError]:
         """Save drafts with the end state of saving them one by one in order, for each the result or the error
         `save` would raise (a refused draft changes nothing). Every draft is checked first; then a batch at a time
         (`batch_size` drafts) is written in one transaction of `UNWIND` statements, notes first and then all their
-        links, which resolve against the batch too; then the batch's changed notes are indexed in one call."""
+        links, which resolve against the batch too; then the batch's changed notes are indexed in one call, or with
+        `defer` queued in that same transaction for the workers to index (`indexed: false` until they have; the
+        body is in the full-text index at once)."""
         if after is not None and len(drafts) != 1:
             raise ValueError("`after` belongs to the save of one draft")
         outcomes: list[SaveResult | AppError | None] = [None] * len(drafts)
@@ -153,21 +197,22 @@ class NoteService:
                 outcomes[index] = exc
         for batch in _batches(prepared, self.batch_size):
             while batch:
-                saved = await self._write_batch(principal, batch, after)
-                for item, outcome in zip(batch, await self._index(principal, saved), strict=False):
+                saved = await self._write_batch(principal, batch, after, defer)
+                indexed = await (self._deferred(principal, saved) if defer else self._index(principal, saved))
+                for item, outcome in zip(batch, indexed, strict=False):
                     outcomes[item.index] = outcome
                 batch = batch[len(saved):]
         assert all(outcome is not None for outcome in outcomes)
         return [outcome for outcome in outcomes if outcome is not None]
 
     async def _write_batch(self, principal: Principal, batch: list[_Prepared],
-                           after: AfterSave | None = None) -> list[SaveResult | AppError]:
+                           after: AfterSave | None = None, defer: bool = False) -> list[SaveResult | AppError]:
         """`_write_batch_tx` in a write transaction. Two saves racing for one new slug (or ghost) both find it
         free and both create it: the loser's commit breaks a uniqueness constraint and rolls back whole, and its
         rerun sees the winner's note, so it answers CONFLICT (or binds to it) instead of failing."""
         for attempt in range(RACE_RETRIES):
             try:
-                return await self.graph.write(self._write_batch_tx, principal, batch, after)
+                return await self.graph.write(self._write_batch_tx, principal, batch, after, defer)
             except ConstraintError:
                 if attempt == RACE_RETRIES - 1:
                     raise
@@ -315,10 +360,11 @@ class NoteService:
 
     async def _write_batch_tx(
         self, tx: AsyncManagedTransaction, principal: Principal, batch: list[_Prepared],
-        after: AfterSave | None = None,
+        after: AfterSave | None = None, defer: bool = False,
     ) -> list[SaveResult | AppError]:
         """`_save_batch_tx`, then, when its first draft renamed a note, the links to the old name follow it in the
-        same transaction (a rename only ever comes first in a batch); then `after`, for a save of one."""
+        same transaction (a rename only ever comes first in a batch); then `after`, for a save of one; then, with
+        `defer`, the notes to index are queued for the workers."""
         outcomes = await self._save_batch_tx(tx, principal, batch)
         first = outcomes[0] if outcomes else None
         if isinstance(first, SaveResult) and first.renamed:
@@ -328,6 +374,10 @@ class NoteService:
             outcomes[0] = replace(first, note=own, rewritten=rewritten)
         if after is not None and isinstance(outcomes[0], SaveResult):
             await after(tx, outcomes[0].note)
+        if defer and self.indexer is not None:
+            todo = sorted(_to_index(outcomes))
+            if todo:
+                await note_index.mark_pending(tx, principal.tenant_id, todo)
         return outcomes
 
     async def _save_drafts_tx(self, tx: AsyncManagedTransaction, principal: Principal,
@@ -348,12 +398,7 @@ class NoteService:
         rewrote, in one call of the hook."""
         if self.indexer is None:
             return outcomes
-        todo: dict[str, Note] = {}  # by id, the latest version: a rename may rewrite the renamed note's own links
-        for outcome in outcomes:
-            if isinstance(outcome, SaveResult):
-                if outcome.body_changed or not outcome.note.indexed:
-                    todo[outcome.note.id] = outcome.note
-                todo.update((note.id, note) for note in outcome.rewritten)
+        todo = _to_index(outcomes)
         if not todo:
             return outcomes
         flags = await self.indexer(principal, list(todo.values()))
@@ -361,12 +406,17 @@ class NoteService:
                    if indexed != note.indexed}
         if changed:
             await self.graph.write(cypher.set_indexed, principal.tenant_id, changed)
+        return _with_indexed(outcomes, changed)
 
-        def fixed(note: Note) -> Note:
-            return replace(note, indexed=changed[note.id]) if note.id in changed else note
-
-        return [replace(outcome, note=fixed(outcome.note), rewritten=tuple(map(fixed, outcome.rewritten)))
-                if isinstance(outcome, SaveResult) else outcome for outcome in outcomes]
+    async def _deferred(self, principal: Principal,
+                        outcomes: list[SaveResult | AppError]) -> list[SaveResult | AppError]:
+        """What a deferred save answers: the queued notes as stored now, not indexed yet; the workers are told."""
+        if self.indexer is None:
+            return outcomes
+        queued = {note_id: False for note_id in _to_index(outcomes)}
+        if queued and self.on_deferred is not None:
+            await self.on_deferred(principal.tenant_id, len(queued))
+        return _with_indexed(outcomes, queued)
 
     async def find(self, principal: Principal, note_id: str) -> Note | None:
         note = await self.graph.read(cypher.note_by_id, principal.tenant_id, note_id)

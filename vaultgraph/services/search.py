@@ -19,7 +19,7 @@ from typing import TypeVar
 import structlog
 
 from vaultgraph.config import Settings
-from vaultgraph.domain import Direction, Document, Item, Note, Owner, Principal, Scope
+from vaultgraph.domain import Direction, Document, EnrichmentStage, Item, Note, Owner, Principal, Scope
 from vaultgraph.errors import AppError, InvalidInput, Unavailable
 from vaultgraph.graph import items as item_cypher
 from vaultgraph.graph import links as link_cypher
@@ -118,6 +118,12 @@ class SearchHit:
         """The passage cut around its matches, words marked; computed on demand (a page of them costs ms)."""
         return make_snippet(self.passage, self.terms)
 
+    @property
+    def vector_available(self) -> bool:
+        """Whether the item has its vector, so the vector channel could find it: a note once indexed (a deferred
+        save or import queues it first), a document once enrichment is done."""
+        return has_vector(self.item)
+
 
 @dataclass(frozen=True, slots=True)
 class ChannelReport:
@@ -159,9 +165,15 @@ class QueryEmbeddings:
         cached = self._cache.get(key)
         if cached is not None:
             return cached
-        [vector] = await self.models.embed([text])
+        [vector] = await self.models.embed_query([text])  # its own lane: never behind indexing batches
         self._cache.put(key, vector)
         return vector
+
+
+def has_vector(item: Item) -> bool:
+    if isinstance(item, Note):
+        return item.indexed
+    return item.enrichment.stage is EnrichmentStage.DONE
 
 
 def item_text(item: Item) -> str:

@@ -63,7 +63,8 @@ class Background:
         """One unit-length row per background sentence."""
         name = self.models.embedding_model_name
         if name not in self._vectors:
-            matrix = np.asarray(await self.models.embed(list(BACKGROUND_TEXTS)), dtype=np.float64)
+            # On the query path (the first search computes it): the query lane, never behind indexing batches.
+            matrix = np.asarray(await self.models.embed_query(list(BACKGROUND_TEXTS)), dtype=np.float64)
             norms = np.linalg.norm(matrix, axis=1, keepdims=True)
             self._vectors[name] = matrix / np.where(norms > 0, norms, 1.0)
         return self._vectors[name]

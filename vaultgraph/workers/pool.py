@@ -21,12 +21,13 @@ import structlog
 
 from vaultgraph.config import Settings
 from vaultgraph.domain import EnrichmentStage
-from vaultgraph.events import DocumentQueued, Event, EventBus, Subscription
+from vaultgraph.events import DocumentQueued, Event, EventBus, NotesIndexing, Subscription
 from vaultgraph.graph import enrichment as cypher
 from vaultgraph.graph.session import Graph
 from vaultgraph.models import ModelClient
 from vaultgraph.workers.fair_queue import Batch, FairQueue
 from vaultgraph.workers.jobs import Job, Outcome, active
+from vaultgraph.workers.note_index import NoteHook, NoteIndexLane, NoteLaneConfig
 from vaultgraph.workers.pipeline import ChunkIndexer, Pipeline, PipelineConfig
 from vaultgraph.workspace import Workspace
 
@@ -59,8 +60,10 @@ class PoolConfig:
 
 
 def build_worker_pool(settings: Settings, graph: Graph, workspace: Workspace, models: ModelClient, bus: EventBus,
-                      chunk_indexer: ChunkIndexer | None = None, tenants: frozenset[str] | None = None) -> WorkerPool:
-    """The pool the settings describe. Builds objects only; `start()` (the lifespan's job) starts tasks."""
+                      chunk_indexer: ChunkIndexer | None = None, tenants: frozenset[str] | None = None,
+                      note_hook: NoteHook | None = None) -> WorkerPool:
+    """The pool the settings describe. Builds objects only; `start()` (the lifespan's job) starts tasks.
+    `note_hook` (the save pipeline's indexer) lets it index the notes saves deferred."""
     pipeline = Pipeline(graph, workspace, models, bus, PipelineConfig(
         worker_id=new_worker_id(), lease_seconds=settings.enrichment_lease_seconds,
         max_bytes=settings.enrichment_max_bytes,
@@ -72,7 +75,7 @@ def build_worker_pool(settings: Settings, graph: Graph, workspace: Workspace, mo
         sweep_seconds=settings.enrichment_sweep_seconds,
         tenants=tenants if tenants is not None else _tenants(settings.enrichment_tenants),
     )
-    return WorkerPool(graph, bus, pipeline, config)
+    return WorkerPool(graph, bus, pipeline, config, note_hook)
 
 
 def _tenants(names: list[str] | None) -> frozenset[str] | None:
@@ -93,7 +96,8 @@ class _Held:
 
 
 class WorkerPool:
-    def __init__(self, graph: Graph, bus: EventBus, pipeline: Pipeline, config: PoolConfig) -> None:
+    def __init__(self, graph: Graph, bus: EventBus, pipeline: Pipeline, config: PoolConfig,
+                 note_hook: NoteHook | None = None) -> None:
         self.graph = graph
         self.bus = bus
         self.pipeline = pipeline
@@ -107,6 +111,11 @@ class WorkerPool:
         self._tasks: list[asyncio.Task[None]] = []
         self._subscription: Subscription | None = None
         self.batches_started = 0
+        # Deferred note indexing, under the same slots as enrichment batches; it follows `config.tenants` as the
+        # config is replaced (a test server serving one more tenant).
+        self.notes = NoteIndexLane(graph, bus, note_hook, NoteLaneConfig(
+            worker_id=self.worker_id, lease_seconds=config.attempt_timeouts[0], sweep_seconds=config.sweep_seconds,
+        ), self._slots, lambda: self.config.tenants) if note_hook is not None else None
 
     def _serves(self, tenant_id: str) -> bool:
         return self.config.tenants is None or tenant_id in self.config.tenants
@@ -125,7 +134,9 @@ class WorkerPool:
 
     async def start(self) -> None:
         """Start intake, scheduler, heartbeat and sweeper. Called by the lifespan (or a worker process)."""
-        accept = (lambda event: isinstance(event, DocumentQueued))  # noqa: E731 (a filter, named by its use)
+        def accept(event: Event) -> bool:
+            return isinstance(event, DocumentQueued) or (isinstance(event, NotesIndexing) and event.queued > 0)
+
         self._subscription = self.bus.subscribe(accept, capacity=INTAKE_QUEUE_SIZE, label=f"workers {self.worker_id}")
         self._tasks = [
             asyncio.create_task(self._intake(self._subscription), name="enrichment-intake"),
@@ -134,6 +145,8 @@ class WorkerPool:
             asyncio.create_task(self._heartbeat(), name="enrichment-heartbeat"),
             asyncio.create_task(self._reembedder(), name="enrichment-reembedder"),
         ]
+        if self.notes is not None:
+            self._tasks.append(asyncio.create_task(self.notes.run(), name="deferred-note-indexing"))
         log.info("enrichment workers started", worker=self.worker_id, batches=self.config.max_concurrent_batches)
 
     async def stop(self, release_leases: bool = True) -> None:
@@ -154,6 +167,11 @@ class WorkerPool:
                     await self.graph.write(cypher.release, tenant_id, ids, self.worker_id)
                 except Exception as exc:  # their leases run out on their own; nothing is lost
                     log.warning("could not release leases", tenant=tenant_id, reason=str(exc))
+            if self.notes is not None:
+                try:
+                    await self.notes.release()
+                except Exception as exc:  # as above: the note claims' leases run out
+                    log.warning("could not release note claims", reason=str(exc))
         log.info("enrichment workers stopped", worker=self.worker_id)
 
     async def _intake(self, subscription: Subscription) -> None:
@@ -161,6 +179,8 @@ class WorkerPool:
         async for event in subscription:
             if isinstance(event, DocumentQueued):
                 self.enqueue(event.tenant_id, event.document_id, event.agent_id)
+            elif isinstance(event, NotesIndexing) and self.notes is not None and self._serves(event.tenant_id):
+                self.notes.wake()
 
     async def sweep(self) -> int:
         """Queue every claimable unfinished document; returns how many were new to the queue."""
