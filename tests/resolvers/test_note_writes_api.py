@@ -237,3 +237,16 @@ async def test_rename_rewrites_the_links_in_documents_files(server: RunningServe
     # A rescan finds nothing changed: the stored hash is the file's.
     rescan = await server.data("mutation { rescanWorkspace { new changed } }")
     assert rescan["rescanWorkspace"]["changed"] == [] and rescan["rescanWorkspace"]["new"] == []
+
+
+async def test_a_rename_writes_the_path_where_the_name_alone_would_lead_elsewhere(server: RunningServer) -> None:
+    """Renaming projects/Delta to Beta beside a root note Beta: `[[Delta]]` in a root note becomes
+    `[[projects/Beta]]`, since `[[Beta]]` there means the root one (found by the model test of issue 18)."""
+    root_beta = (await _save(server, title="Beta", body="the root one"))["note"]
+    delta = (await _save(server, title="Delta", slug="projects/delta", body="x"))["note"]
+    alpha = (await _save(server, title="Alpha", body="[[Delta#Intro|this]] and [[Beta]]"))["note"]
+    assert _targets(alpha) == sorted([root_beta["id"], delta["id"]])
+    await _save(server, id=delta["id"], title="Beta", slug="projects/beta", body="x")
+    after = await _read(server, alpha["id"])
+    assert after["body"] == "[[projects/Beta#Intro|this]] and [[Beta]]"
+    assert _targets(after) == sorted([root_beta["id"], delta["id"]])

@@ -20,7 +20,7 @@ from vaultgraph.graph import documents as document_cypher
 from vaultgraph.graph import items as item_cypher
 from vaultgraph.graph import notes as cypher
 from vaultgraph.services.note_drafts import NoteDraft
-from vaultgraph.services.wikilink_sync import body_key, sync_wikilinks
+from vaultgraph.services.wikilink_sync import body_key, key_in, resolve_refs, sync_wikilinks
 from vaultgraph.text.link_edits import Retarget, retarget_links
 from vaultgraph.text.resolve import document_key, key_name, link_key, note_rank
 from vaultgraph.text.wikilinks import WikiLink, parse
@@ -31,20 +31,36 @@ from vaultgraph.workspace.formats import decode_text, is_text_name
 SaveDrafts = Callable[[AsyncManagedTransaction, Principal, list[NoteDraft]], Awaitable[list[Note]]]
 
 
-def retarget(source: Item, keys: Collection[str], note: Note) -> Retarget:
-    """For the links of `source` whose key is one of `keys` (the keys its edges to `note` no longer name it by):
-    the new target text, the note's title when it spells the slug's name (`[[New Name]]`), else that name; a link
-    written as a path gets the note's folder too."""
+def new_names(note: Note) -> tuple[str, str]:
+    """The texts a link to the renamed `note` may take: its name (the title when it spells the slug's name,
+    `New Name`, else that name) and its path (the name in the note's folders)."""
     folder, _, slug_name = note.slug.rpartition("/")
     name = note.title if link_key(note.title) == slug_name else slug_name
-    full = f"{folder}/{name}" if folder else name
+    return name, f"{folder}/{name}" if folder else name
+
+
+def retarget(source: Item, keys: Collection[str], note: Note, bare: bool = True) -> Retarget:
+    """For the links of `source` whose key is one of `keys` (the keys its edges to `note` no longer name it by):
+    the new target text, the note's name where `bare` (the name alone leads there from `source`), else its path;
+    a link written as a path keeps a path."""
+    name, full = new_names(note)
 
     def new_target(link: WikiLink) -> str | None:
         if not link.target or body_key(source, link) not in keys:
             return None
-        return full if "/" in link.target else name
+        return full if "/" in link.target or not bare else name
 
     return new_target
+
+
+async def name_leads_to(tx: AsyncManagedTransaction, source: Item, note: Note) -> bool:
+    """Whether the renamed note's bare name, written in `source`, resolves to it: with another note that answers
+    to that name first (one in the source's folder, a shorter path), Obsidian writes the path instead."""
+    name, full = new_names(note)
+    if name == full:
+        return True
+    key = key_in(source, name)
+    return key is not None and (await resolve_refs(tx, source, [key])).get(key) == note.id
 
 
 def _still_names(row: dict[str, Any], note: Note) -> bool:
@@ -72,7 +88,8 @@ async def _rewrite_files(tx: AsyncManagedTransaction, workspace: Workspace, tena
             continue
         if text is None or len(text.encode()) > MAX_REWRITTEN_FILE_BYTES:
             continue
-        new_text, changed = retarget_links(text, retarget(document, keys[document.id], note))
+        bare = await name_leads_to(tx, document, note)
+        new_text, changed = retarget_links(text, retarget(document, keys[document.id], note, bare))
         if not changed:
             continue
         data = new_text.encode()
@@ -100,7 +117,8 @@ async def follow_rename(
         stored = await cypher.notes_by_ids(tx, tenant, sorted(keys)) if keys else {}
         drafts: list[NoteDraft] = []
         for source in stored.values():
-            body, changed = retarget_links(source.body, retarget(source, keys[source.id], note))
+            bare = await name_leads_to(tx, source, note)
+            body, changed = retarget_links(source.body, retarget(source, keys[source.id], note, bare))
             if changed:
                 drafts.append(NoteDraft(id=source.id, title=source.title, slug=source.slug, body=body,
                                         if_body_sha256=source.body_sha256, rewrite_links=False))
