@@ -26,6 +26,7 @@ COMMANDS = {
     "import-vault": "vaultgraph.cli.vault:import_vault",
     "export-vault": "vaultgraph.cli.vault:export_vault",
     "rescan": "vaultgraph.cli.workspace:rescan",
+    "reembed": "vaultgraph.cli.vectors:reembed",
 }
 
 
@@ -51,7 +52,7 @@ def root() -> None:
 
     Every command runs against NEO4J_URI, else the local Neo4j (started for the command when it is not running).
     Exit codes: 0 done, 1 the request was refused, 2 the command cannot run, 3 `neo4j status` not running,
-    130 interrupted.
+    4 `reembed` left items, 130 interrupted.
     """
 
 

@@ -26,6 +26,7 @@ class Exit(enum.IntEnum):
     FAILED = 1  # the request was refused: NOT_FOUND, INVALID_INPUT, CONFLICT, … (the message says which)
     UNUSABLE = 2  # the command cannot run: bad usage, a refused configuration, a missing tool, Neo4j not answering
     NOT_RUNNING = 3  # `neo4j status`: the local Neo4j is not running
+    INCOMPLETE = 4  # `reembed`: it ran, and some items are still left (why is printed)
     INTERRUPTED = 130  # Ctrl-C
 
 
