@@ -38,7 +38,7 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from vaultgraph.cli_vault import _progress as cli_progress  # noqa: E402
+from vaultgraph.cli.output import Progress as ProgressDisplay  # noqa: E402
 from vaultgraph.config import Settings  # noqa: E402
 from vaultgraph.domain import Principal  # noqa: E402
 from vaultgraph.graph.migrations import apply_migrations  # noqa: E402
@@ -152,7 +152,7 @@ def generate_vault(root: Path, notes: int, seed: int = 7) -> VaultStats:
 
 
 def build_vault_service(settings: Settings, graph: Graph, models: ModelClient | None = None) -> VaultService:
-    """The service `vaultgraph import-vault` uses, built as the CLI builds it (vaultgraph/cli_vault.py); with
+    """The service `vaultgraph import-vault` uses, built as the CLI builds it (vaultgraph/cli/vault.py); with
     `models`, notes are indexed as the server's `importVault` indexes them (its fuzzy pass needs a chat model)."""
     indexer = Indexer(graph, models, chunking_policy(settings)).index_notes if models is not None else None
     notes = NoteService(graph, settings.page_size_max, indexer=indexer)
@@ -172,9 +172,10 @@ class Timed:
 
 
 async def timed_import(service: VaultService, principal: Principal, root: Path,
-                       progress: Progress | None = cli_progress) -> Timed:
+                       progress: Progress | None = None) -> Timed:
     started = time.perf_counter()
-    report = await service.import_vault(principal, root, False, progress)
+    with ProgressDisplay("import") as display:  # the CLI's own display, unless the caller brings one
+        report = await service.import_vault(principal, root, False, progress or display)
     return Timed(report, time.perf_counter() - started)
 
 

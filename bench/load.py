@@ -23,10 +23,13 @@ from bench.generate import DIMENSIONS, Dataset
 from vaultgraph.graph.migrations import apply_migrations, embedded_label
 from vaultgraph.graph.note_query import property_fields
 from vaultgraph.graph.session import Graph
+from vaultgraph.models.local_embedding import LOCAL_MODEL_NAME
 
 NOTE_BATCH = 500
 LINK_BATCH = 5000
-EMBEDDING_MODEL = "bench-synthetic"
+# The synthetic vectors stand for the server's own model's (the offline default the bench server runs), so its
+# vector channel ranks them: search uses only vectors its model made (vaultgraph/graph/vectors.py).
+EMBEDDING_MODEL = LOCAL_MODEL_NAME
 BASE_EPOCH_MS = 1_767_225_600_000  # 2026-01-01; note i was last updated i seconds before it
 
 # The label is `embedded_label(DIMENSIONS)`, built from an int.
@@ -76,7 +79,8 @@ def note_rows(dataset: Dataset, start: int, stop: int) -> list[dict[str, Any]]:
             "titleLower": note.title.casefold(), "body": note.body, "bodySha256": body_sha,
             "frontmatter": json.dumps(properties),
             "tags": list(note.tags), "kind": note.kind, "embedding": dataset.vectors[i].tolist(),
-            "embeddingModel": EMBEDDING_MODEL, "embeddingHash": body_sha, **property_fields(properties),
+            "embeddingModel": EMBEDDING_MODEL, "embeddingDimensions": DIMENSIONS, "embeddingHash": body_sha,
+            **property_fields(properties),
         }})
     return rows
 

@@ -44,9 +44,11 @@ class FloorSearch:
     """The channel statements of vaultgraph/graph/search.py, run as SearchService runs them."""
 
     def __init__(self, floor: Floor, vectors: np.ndarray, texts: list[str]) -> None:
+        from bench.load import EMBEDDING_MODEL
         from vaultgraph.graph import items as item_cypher
         from vaultgraph.graph import links as link_cypher
         from vaultgraph.graph import search as cypher
+        from vaultgraph.graph.vectors import VectorModel
         from vaultgraph.text.lucene import fulltext_query, query_terms
 
         self.floor = floor
@@ -56,6 +58,7 @@ class FloorSearch:
         self.where = cypher.HitFilter(tenant=floor.tenant, owner_keys=None)
         self.fetch = _channel_fetch()
         self.vectors = [v.tolist() for v in vectors]
+        self.model = VectorModel(EMBEDDING_MODEL, len(self.vectors[0]) if self.vectors else 0)
         self.lucene = [fulltext_query(query_terms(t), cypher.FULLTEXT_FIELDS, floor.tenant) for t in texts]
 
     async def keyword(self, i: int) -> list[str]:
@@ -65,7 +68,7 @@ class FloorSearch:
 
     async def vector(self, i: int, limit: int | None = None) -> list[str]:
         vector = self.vectors[i % len(self.vectors)]
-        rows = await self.floor.graph.read(self.cypher.vector_hits, vector, len(vector), limit or self.fetch,
+        rows = await self.floor.graph.read(self.cypher.vector_hits, vector, self.model, limit or self.fetch,
                                            self.where)
         return [r.item_id for r in rows if r.visible]
 

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import cast
 
+import structlog
+
 from vaultgraph.config import Settings
 from vaultgraph.errors import Unavailable
 from vaultgraph.events import EventBus
@@ -40,12 +42,15 @@ from vaultgraph.services.notes import NoteService
 from vaultgraph.services.search import SearchService, search_config
 from vaultgraph.services.suggestions import SuggestionService
 from vaultgraph.services.uploads import UploadLimits, UploadService
+from vaultgraph.services.vectors import Reembedder, check_models
 from vaultgraph.services.weekly_review import WeeklyReviewService
 from vaultgraph.services.workspace_sync import WorkspaceSync
 from vaultgraph.services.workspace_watch import WorkspaceWatcher
 from vaultgraph.text.tokens import TokenCounter
 from vaultgraph.workers.pool import WorkerPool, build_worker_pool
 from vaultgraph.workspace import Workspace
+
+log = structlog.get_logger(__name__)
 
 
 def neo4j_uri(settings: Settings) -> str:
@@ -110,6 +115,7 @@ class Runtime:
     keys: ApiKeyService
     workers: WorkerPool | None
     watcher: WorkspaceWatcher | None
+    reembedder: Reembedder
     metrics: Metrics | None = None  # /metrics (VAULTGRAPH_METRICS): None when off
 
     @contextlib.asynccontextmanager
@@ -123,6 +129,7 @@ class Runtime:
             raise Unavailable(f"Neo4j at {self.uri} does not answer: {self.monitor.health.error}")
         monitor = asyncio.create_task(self.monitor.watch(), name="neo4j-monitor")
         stage_timer: asyncio.Task[None] | None = None
+        check = asyncio.create_task(self._check_models(), name="embedding-model-check") if up else None
         try:
             await self.bus.start()  # Redis: subscribed before anyone can subscribe or publish
             if self.workers is not None:
@@ -142,10 +149,20 @@ class Runtime:
             if self.workers is not None:
                 await self.workers.stop()  # before the driver closes: it gives the held leases back
             await self.bus.aclose()
-            monitor.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await monitor
+            for task in (monitor, check):
+                if task is not None:
+                    task.cancel()
+                    with contextlib.suppress(asyncio.CancelledError):
+                        await task
             await self._close()
+
+    async def _check_models(self) -> None:
+        """The startup warning when stored vectors come from another embedding model (`vaultgraph reembed`)."""
+        try:
+            # A process sharded to some tenants (VAULTGRAPH_ENRICHMENT_TENANTS) speaks for theirs.
+            await check_models(self.reembedder, self.settings.enrichment_tenants)
+        except Exception as exc:  # a hint only: Neo4j away again, say so and go on
+            log.warning("embedding model check failed", error=str(exc)[:300])
 
     async def _close(self) -> None:
         await self.models.aclose()
@@ -177,7 +194,8 @@ def build_runtime(settings: Settings, uri: str | None = None, *, workers: bool |
     return Runtime(settings=settings, uri=uri, graph=graph,
                    monitor=Neo4jMonitor(graph, uri, settings.embedding_dimensions), models=models, bus=bus,
                    services=services, keys=ApiKeyService(graph, settings.api_key_cache_seconds), workers=pool,
-                   watcher=watch, metrics=_read_by(metrics, graph, pool))
+                   watcher=watch, reembedder=Reembedder(graph, models, chunking_policy(settings)),
+                   metrics=_read_by(metrics, graph, pool))
 
 
 def _read_by(metrics: Metrics | None, graph: Graph, pool: WorkerPool | None) -> Metrics | None:

@@ -5,13 +5,13 @@ search never found what the command line imported). Without `--index` the server
 
 from __future__ import annotations
 
-import argparse
+import asyncio
 from pathlib import Path
 
 import pytest
 
 from tests.support.server import RunningServer
-from vaultgraph import cli_vault
+from vaultgraph import cli
 from vaultgraph.config import Settings
 
 pytestmark = [pytest.mark.api, pytest.mark.graph]
@@ -27,10 +27,9 @@ async def test_notes_imported_by_the_cli_are_found_by_vector_search(
     vault.mkdir()
     (vault / "Sourdough.md").write_text("Feed the starter flour and water, then bake the loaf in a hot oven.\n")
     (vault / "Tides.md").write_text("The moon's pull raises the sea twice a day along the coast.\n")
-    args = argparse.Namespace(command="import-vault", path=vault, tenant=tenant, force=False, index=True)
-    assert settings.neo4j_uri is not None
+    command = ["import-vault", str(vault), "--tenant", tenant, "--index"]
 
-    assert await cli_vault._run(settings, args, settings.neo4j_uri) == 0
+    assert await asyncio.to_thread(cli.main, command, settings) == 0
     assert "2 files: 2 created" in capsys.readouterr().out
 
     notes = (await server.data(INDEXED))["notes"]["nodes"]

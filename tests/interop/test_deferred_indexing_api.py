@@ -4,7 +4,7 @@ note's vector lands, keyword search finds it and the hit says `vectorAvailable: 
 
 from __future__ import annotations
 
-import argparse
+import asyncio
 import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -14,7 +14,7 @@ import pytest
 
 from tests.support.graphql_ws import graphql_ws
 from tests.support.server import RunningServer, SharedServer, run_server
-from vaultgraph import cli_vault
+from vaultgraph import cli
 from vaultgraph.config import Settings
 
 pytestmark = [pytest.mark.api, pytest.mark.graph]
@@ -101,11 +101,9 @@ async def test_the_cli_import_returns_before_its_vectors_too(
     settings: Settings, quiet: SharedServer, shared_server: SharedServer, tenant: str, workspace_root: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    args = argparse.Namespace(command="import-vault", path=_vault(workspace_root), tenant=tenant, force=False,
-                              index=False)
-    assert settings.neo4j_uri is not None
+    command = ["import-vault", str(_vault(workspace_root)), "--tenant", tenant]
     # The command's own process runs no workers; a server's take over (woken here by a save, else by their sweep).
-    assert await cli_vault._run(settings, args, settings.neo4j_uri) == 0
+    assert await asyncio.to_thread(cli.main, command, settings) == 0
     out = capsys.readouterr().out
     assert "3 files: 3 created" in out and "3 notes queued for embedding" in out
     await _pending_until_the_workers_run(quiet.for_tenant(tenant))

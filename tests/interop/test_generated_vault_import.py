@@ -4,14 +4,14 @@ Nothing here is timed."""
 
 from __future__ import annotations
 
-import argparse
+import asyncio
 from pathlib import Path
 
 import pytest
 from neo4j import AsyncManagedTransaction
 
 from bench.import_vault import check, generate_vault
-from vaultgraph import cli_vault
+from vaultgraph import cli
 from vaultgraph.config import Settings
 from vaultgraph.graph.session import Graph
 from vaultgraph.interop.vault import VaultReport
@@ -40,15 +40,14 @@ async def test_a_generated_vault_imports_through_the_cli_and_again_unchanged(
     stats = generate_vault(root, NOTES, seed=3)
     assert (stats.notes, stats.files) == (NOTES, NOTES)
     assert len(list(root.rglob("*.md"))) == NOTES and (root / ".obsidian/app.json").is_file()
-    args = argparse.Namespace(command="import-vault", path=root, tenant=tenant, force=False)
-    assert settings.neo4j_uri is not None
+    command = ["import-vault", str(root), "--tenant", tenant]
 
-    assert await cli_vault._run(settings, args, settings.neo4j_uri) == 0
+    assert await asyncio.to_thread(cli.main, command, settings) == 0
     first = capsys.readouterr()
     assert f"{NOTES} files: {NOTES} created, 0 updated, 0 unchanged, 0 attachments, 0 conflicts, 0 skipped" in first.out
     assert f"] {NOTES}/{NOTES} " in first.err  # the progress bar reached the end
 
-    assert await cli_vault._run(settings, args, settings.neo4j_uri) == 0
+    assert await asyncio.to_thread(cli.main, command, settings) == 0
     second = capsys.readouterr()
     assert f"{NOTES} files: 0 created, 0 updated, {NOTES} unchanged" in second.out
 

@@ -3,14 +3,13 @@ time per tenant, progress on the bus."""
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import os
 from pathlib import Path
 
 import pytest
 
-from vaultgraph import cli_workspace, file_walk
+from vaultgraph import cli, file_walk
 from vaultgraph.config import Settings
 from vaultgraph.domain import Document, Owner, Principal, Scope
 from vaultgraph.errors import Conflict, InvalidInput, LimitExceeded, NotFound
@@ -265,14 +264,13 @@ async def test_the_rescan_command_prints_a_progress_line_and_a_summary(
     count = 300
     for n in range(count):
         put(root, f"teams/t{n % 3}/notes/n{n:04d}.md", f"# Note {n}\n\nAbout topic {n % 7}.")
-    args = argparse.Namespace(tenant=tenant)
-    assert settings.neo4j_uri is not None
-    assert await asyncio.to_thread(cli_workspace.run, settings, args, settings.neo4j_uri) == 0
+    command = ["rescan", "--tenant", tenant]
+    assert await asyncio.to_thread(cli.main, command, settings) == 0
     out, err = capsys.readouterr()
     assert f"[{'#' * 30}] {count}/{count} new {count} changed 0 removed 0 skipped 0\n" in err
     [summary] = [line for line in out.splitlines() if line.startswith(f"{count} files in ")]
     assert f"{count} new, 0 changed, 0 unchanged" in summary
-    assert await asyncio.to_thread(cli_workspace.run, settings, args, settings.neo4j_uri) == 0
+    assert await asyncio.to_thread(cli.main, command, settings) == 0
     [again] = [line for line in capsys.readouterr().out.splitlines() if line.startswith(f"{count} files in ")]
     assert f"0 new, 0 changed, {count} unchanged" in again
     with capsys.disabled():

@@ -136,7 +136,8 @@ async def test_offline_documents_get_extractive_summaries_real_vectors_and_a_ski
     assert (await node(graph, tenant, docs[0].id))["category"] == "Food"
     # The vector index finds a paraphrase that shares almost no words with the document.
     [query] = await offline_models.embed(["how do I keep my bread yeast culture alive"])
-    found = await graph.read(cypher.similar_documents, tenant, "none", query, ["shared"], 0.0, 2)
+    found = await graph.read(cypher.similar_documents, tenant, "none", query, ["shared"], 0.0, 2,
+                             offline_models.embedding_model_name)
     assert found[0].document_id == docs[0].id
     assert found[0].cosine > found[1].cosine
 

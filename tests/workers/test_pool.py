@@ -170,15 +170,16 @@ async def test_a_new_embedding_model_re_embeds_finished_documents_in_the_backgro
     for doc in docs:
         state = await graph.read(cypher.document_states, tenant, [doc.id], None, 1)
         assert state[0].stage is EnrichmentStage.DONE
-    hashes = await graph.read(_embedded_hashes, tenant)
-    assert all(h.startswith("test-embed-v2/384/") for h in hashes) and len(hashes) == 3
+    models = await graph.read(_embedding_models, tenant)
+    assert models == [("test-embed-v2", 384)] * 3
     assert len(harness.recorder.events) == events  # no stage changes: the documents stayed DONE throughout
     assert model_server.requests("embeddings")[-1].body["model"] == "test-embed-v2"
 
 
-async def _embedded_hashes(tx: Any, tenant: str) -> list[str]:
-    result = await tx.run("MATCH (d:Document {tenantId: $t}) RETURN d.embeddedHash AS h", t=tenant)
-    return [record["h"] async for record in result]
+async def _embedding_models(tx: Any, tenant: str) -> list[tuple[str, int]]:
+    result = await tx.run("MATCH (d:Document {tenantId: $t}) RETURN d.embeddingModel AS m, d.embeddingDimensions AS n",
+                          t=tenant)
+    return [(record["m"], record["n"]) async for record in result]
 
 
 async def test_a_final_stage_whose_worker_died_before_publishing_is_announced_once_by_a_sweep(

@@ -1,7 +1,8 @@
 """Cypher for the search index of an item: its `:Chunk` nodes and the item's own embedding.
 
 A chunk is `(:Chunk:Embedded{dim} {tenantId, id, itemId, scope, ownerKey, ordinal, heading, text, contentHash,
-embedding, embeddingModel})`. Chunks carry the item's tenant and scope so the vector index filters on them inside
+embedding, embeddingModel, embeddingDimensions})`; its vector and the item's own are written by graph/vectors.py's
+one rule. Chunks carry the item's tenant and scope so the vector index filters on them inside
 the index, and its owner key so search can drop what the caller may not see. Labels from data go through Cypher
 25's dynamic labels, and are only ever `embedded_label(dim)` (an int).
 """
@@ -13,7 +14,7 @@ from typing import Any
 
 from neo4j import AsyncManagedTransaction
 
-EMBEDDED_LABEL_PREFIX = "Embedded"
+from vaultgraph.graph.vectors import VectorModel, from_model, set_vector
 
 # Statements take many items at once (one item is a list of one): a batch of saved notes is indexed with one
 # read and one write transaction.
@@ -21,9 +22,12 @@ INDEX_STATES = """
 UNWIND $ids AS id
 MATCH (n:Item {tenantId: $tenant, id: id})
 OPTIONAL MATCH (c:Chunk {tenantId: $tenant, itemId: id})
-RETURN id, n.embeddingHash AS itemHash,
+RETURN id, CASE WHEN n.embeddingModel = $model AND n.embeddingDimensions = $dimensions THEN n.embeddingHash
+            END AS itemHash,
        collect(CASE WHEN c IS NULL THEN null
-                    ELSE {ordinal: c.ordinal, hash: c.contentHash, embedding: c.embedding, ownerKey: c.ownerKey}
+                    ELSE {ordinal: c.ordinal, hash: c.contentHash, ownerKey: c.ownerKey,
+                          embedding: CASE WHEN c.embeddingModel = $model AND c.embeddingDimensions = $dimensions
+                                          THEN c.embedding END}
                END) AS chunks
 """
 
@@ -41,40 +45,22 @@ UNWIND $rows AS row
 MATCH (n:Item {tenantId: $tenant, id: row.itemId})
 MERGE (c:Chunk {tenantId: $tenant, id: row.id})
 SET c.itemId = n.id, c.scope = n.scope, c.ownerKey = n.ownerKey, c.ordinal = row.ordinal, c.heading = row.heading,
-    c.text = row.text, c.contentHash = row.hash, c.embedding = row.embedding, c.embeddingModel = $model
-WITH c, row, [label IN labels(c) WHERE label STARTS WITH 'Embedded' AND label <> $label] AS stale
-REMOVE c:$(stale)
+    c.text = row.text, c.contentHash = row.hash
 WITH c, row
-CALL (c, row) {
-  WITH c, row WHERE row.embedding IS NOT NULL
-  SET c:$($label)
-}
-CALL (c, row) {
-  WITH c, row WHERE row.embedding IS NULL
-  REMOVE c:$($label)
-}
-"""
+""" + set_vector("c", "row.embedding")
 
 SET_ITEM_EMBEDDINGS = """
 CYPHER 25
 UNWIND $rows AS row
 MATCH (n:Item {tenantId: $tenant, id: row.id})
-WITH n, row, [label IN labels(n) WHERE label STARTS WITH 'Embedded' AND label <> $label] AS stale
-REMOVE n:$(stale)
-SET n:$($label), n.embedding = row.embedding, n.embeddingModel = $model, n.embeddingHash = row.hash
-"""
+SET n.embeddingHash = row.hash
+WITH n, row
+""" + set_vector("n", "row.embedding")
 
-CLEAR_ITEM_EMBEDDING = """
-CYPHER 25
-MATCH (n:Item {tenantId: $tenant, id: $id})
-WITH n, [label IN labels(n) WHERE label STARTS WITH 'Embedded'] AS stale
-REMOVE n:$(stale)
-SET n.embedding = null, n.embeddingHash = null
-"""
-
-ITEM_EMBEDDING = """
-MATCH (n:Item {tenantId: $tenant, id: $id})
-RETURN n.embedding AS embedding, n.embeddingModel AS model
+# The item's own vector, when the current model made it (another model's is no neighbour of this model's).
+ITEM_EMBEDDING = f"""
+MATCH (n:Item {{tenantId: $tenant, id: $id}}) WHERE {from_model("n")} AND n.embeddingDimensions = $dimensions
+RETURN n.embedding AS embedding
 """
 
 CHUNK_COUNT = "MATCH (c:Chunk {tenantId: $tenant, itemId: $id}) RETURN count(c) AS count"
@@ -99,9 +85,11 @@ def chunk_id(item_id: str, ordinal: int) -> str:
     return f"{item_id}#{ordinal}"
 
 
-async def index_states(tx: AsyncManagedTransaction, tenant: str, ids: list[str]) -> dict[str, IndexState]:
-    """What the index holds for each of these items (an item that no longer exists is absent)."""
-    result = await tx.run(INDEX_STATES, tenant=tenant, ids=ids)
+async def index_states(tx: AsyncManagedTransaction, tenant: str, ids: list[str],
+                       model: VectorModel) -> dict[str, IndexState]:
+    """What the index holds for each of these items (an item that no longer exists is absent). A vector of another
+    model than `model` counts as none: it is not reused, and its item is embedded again."""
+    result = await tx.run(INDEX_STATES, tenant=tenant, ids=ids, **model.params())
     states: dict[str, IndexState] = {}
     async for record in result:
         stored = sorted((c for c in record["chunks"] if c is not None), key=lambda c: (c["ordinal"] is None,
@@ -112,29 +100,25 @@ async def index_states(tx: AsyncManagedTransaction, tenant: str, ids: list[str])
 
 
 async def replace_chunks(
-    tx: AsyncManagedTransaction, tenant: str, items: list[tuple[str, list[dict[str, Any]]]], label: str, model: str
+    tx: AsyncManagedTransaction, tenant: str, items: list[tuple[str, list[dict[str, Any]]]], model: VectorModel
 ) -> None:
     """Make each item's chunks exactly its rows (ordinal, heading, text, hash, embedding or None)."""
     counts = [{"id": id, "count": len(rows)} for id, rows in items]
     await (await tx.run(DELETE_STALE_CHUNKS, tenant=tenant, items=counts)).consume()
     rows = [{**row, "itemId": id, "id": chunk_id(id, row["ordinal"])} for id, item_rows in items for row in item_rows]
     if rows:
-        await (await tx.run(UPSERT_CHUNKS, tenant=tenant, rows=rows, label=label, model=model)).consume()
+        await (await tx.run(UPSERT_CHUNKS, tenant=tenant, rows=rows, **model.params())).consume()
 
 
 async def set_item_embeddings(
-    tx: AsyncManagedTransaction, tenant: str, rows: list[dict[str, Any]], label: str, model: str
+    tx: AsyncManagedTransaction, tenant: str, rows: list[dict[str, Any]], model: VectorModel
 ) -> None:
     """Rows {id, embedding, hash}: each item's own vector, under the label of its dimension."""
-    await (await tx.run(SET_ITEM_EMBEDDINGS, tenant=tenant, rows=rows, label=label, model=model)).consume()
+    await (await tx.run(SET_ITEM_EMBEDDINGS, tenant=tenant, rows=rows, **model.params())).consume()
 
 
-async def clear_item_embedding(tx: AsyncManagedTransaction, tenant: str, id: str) -> None:
-    await (await tx.run(CLEAR_ITEM_EMBEDDING, tenant=tenant, id=id)).consume()
-
-
-async def item_embedding(tx: AsyncManagedTransaction, tenant: str, id: str) -> list[float] | None:
-    record = await (await tx.run(ITEM_EMBEDDING, tenant=tenant, id=id)).single()
+async def item_embedding(tx: AsyncManagedTransaction, tenant: str, id: str, model: VectorModel) -> list[float] | None:
+    record = await (await tx.run(ITEM_EMBEDDING, tenant=tenant, id=id, **model.params())).single()
     return list(record["embedding"]) if record and record["embedding"] is not None else None
 
 

@@ -8,7 +8,6 @@ Every later write of a worker carries `claimedBy = $worker`: a worker that lost 
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -19,13 +18,13 @@ from vaultgraph.domain import Document, EnrichmentStage
 from vaultgraph.events import DocumentStageChanged
 from vaultgraph.graph.migrations import embedded_label, vector_index_name
 from vaultgraph.graph.records import document_from_node, to_datetime
+from vaultgraph.graph.vectors import VectorModel, from_model, is_stale, set_vector
 
 FINAL_STAGES = (EnrichmentStage.DONE, EnrichmentStage.FAILED, EnrichmentStage.SKIPPED)
 RUNNING_STAGES = (EnrichmentStage.PREPARE, EnrichmentStage.SUMMARIZE, EnrichmentStage.EMBED,
                   EnrichmentStage.CLASSIFY, EnrichmentStage.WIKILINKS)
 UNFINISHED = [EnrichmentStage.QUEUED.value, *(stage.value for stage in RUNNING_STAGES)]
 CLASSIFIED_BY = "enrichment"  # marks the edges this pipeline drew, so a re-run replaces them and nothing else
-_EMBEDDED_LABEL = re.compile(r"^Embedded[0-9]{1,5}$")
 
 # The first WHERE skips, without locking, documents another worker visibly holds (so a claim never waits on a busy
 # worker's writes); the second, after the lock, decides. $ids come sorted: racing claims lock in one order, no
@@ -87,13 +86,11 @@ SAVE_EMBEDDINGS = """
 CYPHER 25
 UNWIND $rows AS row
 MATCH (d:Document {tenantId: $tenant, id: row.id}) WHERE d.claimedBy = $worker
-WITH d, row, [label IN labels(d) WHERE label STARTS WITH 'Embedded' AND label <> $label] AS stale
-REMOVE d:$(stale)
-SET d:$($label), d.embedding = row.vector, d.embeddedHash = row.embeddedHash
 FOREACH (_ IN CASE WHEN row.category IS NULL OR NOT (d.category IS NULL OR d.categorySource = 'enrichment')
                    THEN [] ELSE [1] END |
   SET d.category = row.category, d.categorySource = 'enrichment')
-"""
+WITH d, row
+""" + set_vector("d", "row.vector") + "\n"
 
 HOLDS_CLAIM = "MATCH (d:Document {tenantId: $tenant, id: $id}) WHERE d.claimedBy = $worker RETURN d"
 
@@ -172,23 +169,23 @@ ORDER BY d.enrichmentUpdatedAt LIMIT $limit
 
 # Documents enriched with another embedding model than the current one: re-embedded in the background, their
 # stage staying DONE and their old vector serving until the new one is written.
-STALE_EMBEDDINGS = """
+STALE_EMBEDDINGS = f"""
 MATCH (d:Document)
 WHERE d.tenantId IS NOT NULL AND d.enrichmentStage = 'DONE' AND ($tenants IS NULL OR d.tenantId IN $tenants)
-  AND d.deletedAt IS NULL AND d.embeddedHash IS NOT NULL AND NOT d.embeddedHash STARTS WITH $marker
+  AND d.deletedAt IS NULL AND {is_stale("d")}
   AND (d.leaseUntil IS NULL OR d.leaseUntil < datetime())
 RETURN d.tenantId AS tenant, d.id AS id, d.ownerKey AS ownerKey, d.agentId AS agentId
 LIMIT $limit
 """
 
-CLAIM_STALE_EMBEDDINGS = """
+CLAIM_STALE_EMBEDDINGS = f"""
 UNWIND $ids AS id
-MATCH (d:Document {tenantId: $tenant, id: id})
+MATCH (d:Document {{tenantId: $tenant, id: id}})
 SET d.claimLock = true
 WITH d
-WHERE d.deletedAt IS NULL AND d.enrichmentStage = 'DONE' AND NOT coalesce(d.embeddedHash, '') STARTS WITH $marker
+WHERE d.deletedAt IS NULL AND d.enrichmentStage = 'DONE' AND {is_stale("d")}
   AND (d.leaseUntil IS NULL OR d.leaseUntil < datetime())
-SET d.claimedBy = $worker, d.leaseUntil = datetime() + duration({milliseconds: $leaseMs})
+SET d.claimedBy = $worker, d.leaseUntil = datetime() + duration({{milliseconds: $leaseMs}})
 REMOVE d.claimLock
 RETURN d
 """
@@ -205,7 +202,7 @@ WHERE d.deletedAt IS NULL AND ($ownerKeys IS NULL OR d.ownerKey IN $ownerKeys)
   AND CASE WHEN $ids IS NULL THEN d.enrichmentStage = 'FAILED' ELSE d.id IN $ids END
 SET d.enrichmentStage = 'QUEUED', d.enrichmentError = null, d.enrichmentDetail = null, d.enrichmentAttempt = 0,
     d.enrichmentUpdatedAt = datetime()
-REMOVE d.claimedBy, d.leaseUntil, d.enrichedHash, d.summaryHash, d.embeddedHash
+REMOVE d.claimedBy, d.leaseUntil, d.enrichedHash, d.summaryHash
 RETURN d
 """
 
@@ -221,7 +218,7 @@ ORDER BY d.enrichmentUpdatedAt, d.id LIMIT $limit
 
 def similar_query(dimensions: int) -> str:
     """Nearest documents of the tenant by the vector index of this dimension (only the dimension is spliced,
-    and it is an int)."""
+    and it is an int), among the vectors the current model made."""
     return f"""
 CYPHER 25
 MATCH (d:{embedded_label(dimensions)})
@@ -229,6 +226,7 @@ SEARCH d IN (VECTOR INDEX {vector_index_name(dimensions)} FOR $vector WHERE d.te
 SCORE AS score
 WITH d, score
 WHERE d:Document AND d.id <> $id AND d.deletedAt IS NULL AND d.ownerKey IN $ownerKeys AND score >= $minScore
+  AND {from_model("d")}
 RETURN d.id AS id, d.title AS title, d.path AS path, d.summary AS summary, score
 ORDER BY score DESC LIMIT $limit
 """
@@ -242,7 +240,6 @@ class Claimed:
     attempt: int
     enriched_hash: str | None
     summary_hash: str | None
-    embedded_hash: str | None
     category_source: str | None
 
     @property
@@ -289,7 +286,7 @@ def _claimed(node: Any) -> Claimed:
     return Claimed(
         document=document_from_node(node), attempt=int(node.get("enrichmentAttempt") or 0),
         enriched_hash=node.get("enrichedHash"), summary_hash=node.get("summaryHash"),
-        embedded_hash=node.get("embeddedHash"), category_source=node.get("categorySource"),
+        category_source=node.get("categorySource"),
     )
 
 
@@ -310,16 +307,16 @@ async def claim(tx: AsyncManagedTransaction, tenant: str, ids: list[str], worker
     return claimed
 
 
-async def stale_embeddings(tx: AsyncManagedTransaction, tenants: list[str] | None, marker: str,
+async def stale_embeddings(tx: AsyncManagedTransaction, tenants: list[str] | None, model: VectorModel,
                            limit: int) -> list[Pending]:
-    result = await tx.run(STALE_EMBEDDINGS, tenants=tenants, marker=marker, limit=limit)
+    result = await tx.run(STALE_EMBEDDINGS, tenants=tenants, limit=limit, **model.params())
     return [Pending(r["tenant"], r["id"], r["ownerKey"], r["agentId"]) async for r in result]
 
 
 async def claim_stale_embeddings(tx: AsyncManagedTransaction, tenant: str, ids: list[str], worker: str,
-                                 marker: str, lease_seconds: float) -> list[Claimed]:
-    result = await tx.run(CLAIM_STALE_EMBEDDINGS, tenant=tenant, ids=sorted(ids), worker=worker, marker=marker,
-                          leaseMs=_lease_ms(lease_seconds))
+                                 model: VectorModel, lease_seconds: float) -> list[Claimed]:
+    result = await tx.run(CLAIM_STALE_EMBEDDINGS, tenant=tenant, ids=sorted(ids), worker=worker,
+                          leaseMs=_lease_ms(lease_seconds), **model.params())
     claimed = [_claimed(record["d"]) async for record in result]
     await (await tx.run(CLEAR_CLAIM_LOCKS, tenant=tenant, ids=ids)).consume()
     return claimed
@@ -347,12 +344,10 @@ async def save_summaries(tx: AsyncManagedTransaction, tenant: str, worker: str, 
     await (await tx.run(SAVE_SUMMARIES, tenant=tenant, worker=worker, rows=rows)).consume()
 
 
-async def save_embeddings(tx: AsyncManagedTransaction, tenant: str, worker: str, dimensions: int,
+async def save_embeddings(tx: AsyncManagedTransaction, tenant: str, worker: str, model: VectorModel,
                           rows: list[dict[str, Any]]) -> None:
-    label = embedded_label(dimensions)
-    if not _EMBEDDED_LABEL.match(label):
-        raise ValueError(f"not an embedding label: {label!r}")
-    await (await tx.run(SAVE_EMBEDDINGS, tenant=tenant, worker=worker, label=label, rows=rows)).consume()
+    """Rows {id, vector, category}: the documents' own vectors (of those this worker still holds)."""
+    await (await tx.run(SAVE_EMBEDDINGS, tenant=tenant, worker=worker, rows=rows, **model.params())).consume()
 
 
 async def held_document(tx: AsyncManagedTransaction, tenant: str, id: str, worker: str) -> Document | None:
@@ -431,11 +426,11 @@ async def document_states(tx: AsyncManagedTransaction, tenant: str, ids: list[st
 
 
 async def similar_documents(tx: AsyncManagedTransaction, tenant: str, id: str, vector: list[float],
-                            owner_keys: list[str], min_cosine: float, limit: int) -> list[Similar]:
+                            owner_keys: list[str], min_cosine: float, limit: int, model: str) -> list[Similar]:
     """Documents of the tenant within `owner_keys` whose cosine to `vector` is at least `min_cosine`."""
     # Neo4j's cosine index score is (1 + cosine) / 2; over-fetch so the owner filter after the index leaves enough.
     result = await tx.run(similar_query(len(vector)), tenant=tenant, id=id, vector=vector, ownerKeys=owner_keys,
-                          k=limit * 4 + 1, minScore=(1 + min_cosine) / 2, limit=limit)
+                          k=limit * 4 + 1, minScore=(1 + min_cosine) / 2, limit=limit, model=model)
     return [
         Similar(r["id"], r["title"], r["path"], r["summary"], round(2 * float(r["score"]) - 1, 6))
         async for r in result

@@ -168,6 +168,26 @@ MIGRATIONS: tuple[Migration, ...] = (
         ("CREATE CONSTRAINT name_lock IF NOT EXISTS FOR (l:NameLock) REQUIRE (l.tenantId, l.name) IS UNIQUE",),
     ),
     Migration(
+        211,  # issue 21, item 4 (numbered by the issue and item: other items add migrations in parallel)
+        "every stored vector records the model and dimension that made it (embeddingModel, embeddingDimensions; "
+        "documents kept the model in an `embeddedHash` prefix); indexes find the vectors of another model",
+        (
+            # `embeddedHash` was "<model>/<dimensions>/<content hash>", and a model name may hold a `/`.
+            "MATCH (n:Item) WHERE n.embedding IS NOT NULL AND n.embeddingDimensions IS NULL "
+            "CALL (n) { WITH n, split(coalesce(n.embeddedHash, ''), '/') AS parts "
+            "SET n.embeddingDimensions = size(n.embedding), n.embeddingModel = coalesce(n.embeddingModel, "
+            "CASE WHEN size(parts) >= 3 THEN left(n.embeddedHash, size(n.embeddedHash) - size(parts[-1]) "
+            "- size(parts[-2]) - 2) ELSE '?' END) } IN TRANSACTIONS OF 10000 ROWS",
+            "MATCH (n:Chunk) WHERE n.embedding IS NOT NULL AND n.embeddingDimensions IS NULL "
+            "CALL (n) { SET n.embeddingDimensions = size(n.embedding), "
+            "n.embeddingModel = coalesce(n.embeddingModel, '?') } IN TRANSACTIONS OF 10000 ROWS",
+            "MATCH (n:Document) WHERE n.embeddedHash IS NOT NULL "
+            "CALL (n) { REMOVE n.embeddedHash } IN TRANSACTIONS OF 10000 ROWS",
+            "CREATE INDEX item_embedding_model IF NOT EXISTS FOR (n:Item) ON (n.tenantId, n.embeddingModel)",
+            "CREATE INDEX chunk_embedding_model IF NOT EXISTS FOR (n:Chunk) ON (n.tenantId, n.embeddingModel)",
+        ),
+    ),
+    Migration(
         235,  # issue 23, item 5 (other items of the same issue may add migrations in parallel)
         "notes carry their front-matter properties as node properties (fm.<name>, fml.<name>) for property "
         "queries (a query reads the tenant's notes through the (tenantId, updatedAt) index, as every list does)",

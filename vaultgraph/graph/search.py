@@ -18,12 +18,14 @@ from typing import Any
 from neo4j import AsyncManagedTransaction
 
 from vaultgraph.graph.migrations import FULLTEXT_INDEX, embedded_label, vector_index_name
+from vaultgraph.graph.vectors import VectorModel, from_model
 
 # Fields of the full-text index a user's words are matched in (tenantId is not one of them).
 FULLTEXT_FIELDS = ("title", "path", "summary", "body", "text")
 
-# The item a node stands for (a chunk stands for its item), and whether the caller may see it with these filters.
-_VISIBLE = """
+# The item a node stands for (a chunk stands for its item), and whether the caller may see it with these filters
+# (the vector channel adds one: the query's model made the node's vector).
+_VISIBLE_TEMPLATE = """
 WITH node, score, CASE WHEN node:Chunk THEN node.itemId ELSE node.id END AS itemId
 OPTIONAL MATCH (item:Item {tenantId: $tenant, id: itemId})
 WITH node, score, itemId, item,
@@ -35,9 +37,11 @@ WITH node, score, itemId, item,
           OR coalesce(item.docType, item.kind) IN coalesce($kinds, []))
      AND ($tags IS NULL OR any(tag IN coalesce(item.tags, []) WHERE tag IN $tags))
      AND ($categories IS NULL OR item.category IN $categories)
-     AND NOT itemId IN $exclude AS visible
+     AND NOT itemId IN $exclude {extra} AS visible
 RETURN itemId, score, CASE WHEN visible AND node:Chunk THEN node.text END AS chunkText, visible
 """
+_VISIBLE = _VISIBLE_TEMPLATE.replace("{extra}", "")
+_VISIBLE_FROM_MODEL = _VISIBLE_TEMPLATE.replace("{extra}", "AND " + from_model("node"))
 
 KEYWORD_HITS = """
 CALL db.index.fulltext.queryNodes($index, $lucene, {limit: $limit}) YIELD node, score
@@ -73,7 +77,7 @@ MATCH (node:{embedded_label(dimensions)})
 SEARCH node IN (VECTOR INDEX {vector_index_name(int(dimensions))} FOR $vector WHERE {where} LIMIT $limit)
 SCORE AS similarity
 WITH node, 2 * similarity - 1 AS score
-""" + _VISIBLE
+""" + _VISIBLE_FROM_MODEL
 
 
 # What GoClaw's merge rules need to know of a fused hit: whose it is and which text it holds (a document's
@@ -156,10 +160,11 @@ async def fallback_hits(tx: AsyncManagedTransaction, keywords: list[str], limit:
 
 
 async def vector_hits(
-    tx: AsyncManagedTransaction, vector: list[float], dimensions: int, limit: int, where: HitFilter
+    tx: AsyncManagedTransaction, vector: list[float], model: VectorModel, limit: int, where: HitFilter
 ) -> list[RawHit]:
-    statement = _vector_statement(dimensions, scoped=where.scope is not None)
-    return await _rows(tx, statement, vector=vector, limit=limit, **where.params())
+    """Nearest nodes among the vectors `model` made (another model's, not re-embedded yet, are not visible)."""
+    statement = _vector_statement(model.dimensions, scoped=where.scope is not None)
+    return await _rows(tx, statement, vector=vector, limit=limit, model=model.name, **where.params())
 
 
 async def item_identities(tx: AsyncManagedTransaction, tenant: str, ids: list[str]) -> dict[str, ItemIdentity]:

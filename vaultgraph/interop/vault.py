@@ -140,9 +140,9 @@ class VaultService:
             raise Forbidden(f"{path} is outside the folders this server lets the API read and write: {allowed}")
         return resolved
 
-    async def export_vault(self, principal: Principal, root: Path) -> ExportReport:
+    async def export_vault(self, principal: Principal, root: Path, progress: Progress | None = None) -> ExportReport:
         """Write every note the caller sees (archived too) and every document as the files of a vault."""
-        return await VaultExporter(self.notes, self.documents, self.links).export(principal, root)
+        return await VaultExporter(self.notes, self.documents, self.links).export(principal, root, progress)
 
     async def import_vault(
         self, principal: Principal, root: Path, force: bool = False, progress: Progress | None = None,

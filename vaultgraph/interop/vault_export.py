@@ -10,7 +10,7 @@ frontmatter, so nothing is lost.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -99,7 +99,9 @@ class VaultExporter:
         self.documents = documents
         self.links = links
 
-    async def export(self, principal: Principal, root: Path) -> ExportReport:
+    async def export(self, principal: Principal, root: Path,
+                     progress: Callable[[int, int, str], None] | None = None) -> ExportReport:
+        """Write the files; `progress(done, total, file)` after each."""
         root = await asyncio.to_thread(root.resolve)
         await asyncio.to_thread(root.mkdir, parents=True, exist_ok=True)
         items: list[Item] = [*await self._documents(principal), *await self._notes(principal)]
@@ -115,8 +117,10 @@ class VaultExporter:
                 report.renamed.append((want, name))
         typed = await self._typed_links(principal, [item.id for item in items])
         unfenced: dict[str, list[dict[str, Any]]] = {}  # files with no frontmatter for their typed links
-        for item in items:
+        for done, item in enumerate(items, 1):
             relative = files[item.id]
+            if progress is not None:
+                progress(done, len(items), relative)
             links = [link_entry(link, files) for link in typed.get(item.id, [])]
             try:
                 if isinstance(item, Note):

@@ -18,13 +18,18 @@ from vaultgraph.config import Settings
 from vaultgraph.domain import Document, Item, Note, Principal
 from vaultgraph.graph import chunks as cypher
 from vaultgraph.graph.chunks import IndexState
-from vaultgraph.graph.migrations import embedded_label
 from vaultgraph.graph.session import Graph
+from vaultgraph.graph.vectors import VectorModel
 from vaultgraph.models.client import ModelClient
 from vaultgraph.text.chunking import ChunkingPolicy, TextChunk, chunk_text
 from vaultgraph.text.frontmatter import find_frontmatter
 
 log = structlog.get_logger(__name__)
+
+
+def current_model(models: ModelClient) -> VectorModel:
+    """The model the vectors written now come from: every vector writer and reader asks this."""
+    return VectorModel(models.embedding_model_name, models.embedding_dimensions)
 
 # What a document's own vector reads besides its title and path when enrichment has written no summary yet.
 DOCUMENT_LEAD_CHARS = 2000
@@ -52,20 +57,34 @@ def strip_frontmatter(body: str) -> str:
     return body[span.end :] if span else body
 
 
+# What each vector reads, one home each: the indexer, the enrichment pipeline and re-embedding (services/vectors.py)
+# build the same text from the same parts.
+def note_text(title: str, body: str) -> str:
+    return f"{title}\n\n{strip_frontmatter(body).strip()}"
+
+
+def document_text(title: str, path: str, summary: str | None, content: str = "") -> str:
+    """Title + path + summary (the design's input); the opening of the text while there is no summary."""
+    tail = summary or content[:DOCUMENT_LEAD_CHARS]
+    return f"{title}\n{path}\n\n{tail.strip()}"
+
+
+def chunk_input(title: str, heading: str | None, text: str) -> str:
+    """The title and heading path travel with each chunk: a section alone often does not say what it is about."""
+    context = f"{title} — {heading}" if heading else title
+    return f"{context}\n{text}"
+
+
 def note_embedding_text(note: Note) -> str:
-    return f"{note.title}\n\n{strip_frontmatter(note.body).strip()}"
+    return note_text(note.title, note.body)
 
 
 def document_embedding_text(document: Document, content: str) -> str:
-    """Title + path + summary (the design's input); the opening of the text while there is no summary."""
-    tail = document.summary or content[:DOCUMENT_LEAD_CHARS]
-    return f"{document.title}\n{document.path}\n\n{tail.strip()}"
+    return document_text(document.title, document.path, document.summary, content)
 
 
 def chunk_embedding_text(title: str, chunk: TextChunk) -> str:
-    """The title and heading path travel with each chunk: a section alone often does not say what it is about."""
-    context = f"{title} — {chunk.heading}" if chunk.heading else title
-    return f"{context}\n{chunk.text}"
+    return chunk_input(title, chunk.heading, chunk.text)
 
 
 def chunking_policy(settings: Settings) -> ChunkingPolicy:
@@ -156,11 +175,10 @@ class Indexer:
         tenant = jobs[0].item.tenant_id
         if any(job.item.tenant_id != tenant for job in jobs):
             raise ValueError("one tenant per indexing call")
-        model = self.models.embedding_model_name
-        label = embedded_label(self.models.embedding_dimensions)
-        states = await self.graph.read(cypher.index_states, tenant, [job.item.id for job in jobs])
+        model = current_model(self.models)
+        states = await self.graph.read(cypher.index_states, tenant, [job.item.id for job in jobs], model)
         texts: dict[str, int] = {}
-        plans = [self._plan(job, states[job.item.id], model, texts) if job.item.id in states else None
+        plans = [self._plan(job, states[job.item.id], model.name, texts) if job.item.id in states else None
                  for job in jobs]
         vectors = await self.models.embed(list(texts)) if texts else []
 
@@ -188,15 +206,15 @@ class Indexer:
                 chunks.append((item.id, rows))
             reports.append(IndexReport(indexed=True, chunks=len(rows), embedded=len(own)))
         if embeddings or chunks:
-            await self.graph.write(self._write, tenant, embeddings, chunks, label, model)
+            await self.graph.write(self._write, tenant, embeddings, chunks, model)
         return reports
 
     @staticmethod
     async def _write(
         tx: AsyncManagedTransaction, tenant: str, embeddings: list[dict[str, object]],
-        chunks: list[tuple[str, list[dict[str, object]]]], label: str, model: str,
+        chunks: list[tuple[str, list[dict[str, object]]]], model: VectorModel,
     ) -> None:
         if embeddings:
-            await cypher.set_item_embeddings(tx, tenant, embeddings, label, model)
+            await cypher.set_item_embeddings(tx, tenant, embeddings, model)
         if chunks:
-            await cypher.replace_chunks(tx, tenant, chunks, label, model)
+            await cypher.replace_chunks(tx, tenant, chunks, model)

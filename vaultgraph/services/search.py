@@ -26,6 +26,7 @@ from vaultgraph.graph import links as link_cypher
 from vaultgraph.graph import search as cypher
 from vaultgraph.graph.search import FULLTEXT_FIELDS, HitFilter, RawHit
 from vaultgraph.graph.session import Graph
+from vaultgraph.graph.vectors import VectorModel
 from vaultgraph.lru import Lru
 from vaultgraph.models.client import ModelClient
 from vaultgraph.services.fusion import (
@@ -329,9 +330,9 @@ class SearchService:
                 raise Unavailable(f"vector search is unavailable: {exc.message}") from exc
             log.warning("vector channel skipped", error=exc.message[:300])
             return [], exc.message, None
-        dimensions = len(vector)
+        model = VectorModel(self.embeddings.models.embedding_model_name, len(vector))
         (hits, floor) = await asyncio.gather(
-            deepen(lambda n: self.graph.read(cypher.vector_hits, vector, dimensions, n, where), want),
+            deepen(lambda n: self.graph.read(cypher.vector_hits, vector, model, n, where), want),
             self._floor(vector, where.tenant),
         )
         return hits, None, floor

@@ -19,7 +19,7 @@ from vaultgraph.graph import links as link_cypher
 from vaultgraph.graph import search as cypher
 from vaultgraph.graph.search import HitFilter
 from vaultgraph.graph.session import Graph
-from vaultgraph.services.indexing import note_embedding_text
+from vaultgraph.services.indexing import current_model, note_embedding_text
 from vaultgraph.services.links import link_type
 from vaultgraph.services.search import SearchService, deepen, item_text
 from vaultgraph.services.wikilink_sync import canonical_ref, item_key
@@ -55,14 +55,14 @@ class SuggestionService:
         if not 1 <= limit <= MAX_SUGGESTIONS:
             raise InvalidInput("limit", f"between 1 and {MAX_SUGGESTIONS}")
         note = await self._note(principal, note_id)
-        vector = await self.graph.read(chunk_cypher.item_embedding, principal.tenant_id, note.id)
-        if vector is None:  # not indexed yet (model down at save): embed it now, through the query cache
+        model = current_model(self.search.embeddings.models)
+        vector = await self.graph.read(chunk_cypher.item_embedding, principal.tenant_id, note.id, model)
+        if vector is None:  # not indexed (model down at save) or by another model: embed it now, through the cache
             vector = await self.search.embeddings.embed(note_embedding_text(note))
         linked = await self.graph.read(cypher.linked_ids, principal.tenant_id, note.id)
         where = HitFilter(tenant=principal.tenant_id, owner_keys=principal.visible_owner_keys(), labels=["Note"],
                           exclude=[note.id, *sorted(linked)])
-        dims = len(vector)
-        hits = await deepen(lambda n: self.graph.read(cypher.vector_hits, vector, dims, n, where), limit)
+        hits = await deepen(lambda n: self.graph.read(cypher.vector_hits, vector, model, n, where), limit)
         hits = [hit for hit in hits if hit.raw >= SUGGESTION_FLOOR]
         items = await self.graph.read(item_cypher.items_by_ids, principal.tenant_id, [h.item_id for h in hits])
         terms = query_terms(note.title)

@@ -41,7 +41,8 @@ class LinkClassifier:
         document = job.document
         assert job.vector is not None  # the embed phase ran before this one
         similar = await self.graph.read(cypher.similar_documents, tenant, document.id, job.vector,
-                                        target_owners(document), CLASSIFY_MIN_COSINE, CLASSIFY_CANDIDATES)
+                                        target_owners(document), CLASSIFY_MIN_COSINE, CLASSIFY_CANDIDATES,
+                                        self.models.embedding_model_name)
         if not similar:
             return []
         candidates = [LinkCandidate(s.title, s.path, s.summary, s.cosine) for s in similar]

@@ -25,6 +25,7 @@ from vaultgraph.events import DocumentStageChanged, EventBus
 from vaultgraph.graph import enrichment as cypher
 from vaultgraph.graph.session import Graph
 from vaultgraph.models import ModelClient, ModelError
+from vaultgraph.services.indexing import current_model
 from vaultgraph.services.taxonomy import Taxonomy, tenant_taxonomy
 from vaultgraph.services.wikilink_sync import sync_wikilinks
 from vaultgraph.text.wikilinks import parse
@@ -225,14 +226,13 @@ class Pipeline:
 
     async def _embed(self, tenant: str, jobs: list[Job], taxonomy: Taxonomy) -> None:
         texts = [embedding_text(job.document.title, job.document.path, job.summary) for job in jobs]
+        model = current_model(self.models)
         vectors = await self.models.embed(texts)
-        dimensions = self.models.embedding_dimensions
         for job, vector in zip(jobs, vectors, strict=True):
             job.vector = vector
         picks = await self._offline_categories(jobs, taxonomy)
-        rows = [{"id": job.id, "vector": job.vector, "embeddedHash": f"{self.embedding_marker}{job.content_hash}",
-                 "category": picks.get(job.id)} for job in jobs]
-        await self.graph.write(cypher.save_embeddings, tenant, self.config.worker_id, dimensions, rows)
+        rows = [{"id": job.id, "vector": job.vector, "category": picks.get(job.id)} for job in jobs]
+        await self.graph.write(cypher.save_embeddings, tenant, self.config.worker_id, model, rows)
         if self.chunk_indexer is not None:
             for job in jobs:
                 await self._index_chunks(self.chunk_indexer, job)
@@ -249,23 +249,17 @@ class Pipeline:
         if not report.indexed:
             job.fail(f"chunk indexing: {report.error or 'not indexed'}", retryable=True)
 
-    @property
-    def embedding_marker(self) -> str:
-        """Model and dimension a stored vector was made with; `embeddedHash` starts with it."""
-        return f"{self.models.embedding_model_name}/{self.models.embedding_dimensions}/"
-
     async def reembed(self, tenant: str, claimed: list[cypher.Claimed]) -> None:
         """Replace the vectors of finished documents made with another model; their stage stays DONE (and their
         old vector serves) until the new one is written. The claims are given back either way."""
         ids = [c.document.id for c in claimed]
         try:
+            model = current_model(self.models)
             texts = [embedding_text(c.document.title, c.document.path, c.document.summary) for c in claimed]
             vectors = await self.models.embed(texts)
-            rows = [{"id": c.document.id, "vector": vector, "category": None,
-                     "embeddedHash": f"{self.embedding_marker}{c.document.content_hash}"}
+            rows = [{"id": c.document.id, "vector": vector, "category": None}
                     for c, vector in zip(claimed, vectors, strict=True)]
-            await self.graph.write(cypher.save_embeddings, tenant, self.config.worker_id,
-                                   self.models.embedding_dimensions, rows)
+            await self.graph.write(cypher.save_embeddings, tenant, self.config.worker_id, model, rows)
         finally:
             await self.graph.write(cypher.release, tenant, ids, self.config.worker_id)
 

@@ -25,6 +25,7 @@ from vaultgraph.events import DocumentQueued, Event, EventBus, NotesIndexing, Su
 from vaultgraph.graph import enrichment as cypher
 from vaultgraph.graph.session import Graph
 from vaultgraph.models import ModelClient
+from vaultgraph.services.indexing import current_model
 from vaultgraph.workers.fair_queue import Batch, FairQueue
 from vaultgraph.workers.jobs import Job, Outcome, active
 from vaultgraph.workers.note_index import NoteHook, NoteIndexLane, NoteLaneConfig
@@ -217,8 +218,8 @@ class WorkerPool:
         """Re-embed, a batch at a time and only while no enrichment waits, finished documents whose vector came
         from another embedding model; returns how many were re-embedded."""
         tenants = sorted(self.config.tenants) if self.config.tenants is not None else None
-        marker = self.pipeline.embedding_marker
-        stale = await self.graph.read(cypher.stale_embeddings, tenants, marker, self.config.batch_size * 20)
+        model = current_model(self.pipeline.models)
+        stale = await self.graph.read(cypher.stale_embeddings, tenants, model, self.config.batch_size * 20)
         by_tenant: dict[str, list[str]] = {}
         for item in stale:
             by_tenant.setdefault(item.tenant_id, []).append(item.document_id)
@@ -230,7 +231,7 @@ class WorkerPool:
                 async with self._slots:
                     claimed = await self.graph.write(cypher.claim_stale_embeddings, tenant_id,
                                                      ids[start:start + self.config.batch_size], self.worker_id,
-                                                     marker, self.config.lease_seconds)
+                                                     model, self.config.lease_seconds)
                     if claimed:
                         await self.pipeline.reembed(tenant_id, claimed)
                         done += len(claimed)

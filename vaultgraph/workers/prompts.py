@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 
+from vaultgraph.services.indexing import document_text
 from vaultgraph.services.taxonomy import Category
 
 # GoClaw's budget: a document contributes at most this many characters to a summary prompt.
@@ -123,6 +124,6 @@ def parse_link_choices(value: object, count: int) -> dict[int, str]:
 
 
 def embedding_text(title: str, path: str, summary: str | None) -> str:
-    """What a document's own vector is made of: title, path and summary (GoClaw's phase 2)."""
-    return f"{title}\n{path}\n\n{(summary or '').strip()}"
+    """What a document's own vector is made of: title, path and summary (GoClaw's phase 2), the indexer's text."""
+    return document_text(title, path, summary)
 

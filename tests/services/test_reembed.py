@@ -1,0 +1,140 @@
+"""A changed embedding model: the stored vectors of the old one are detected, ignored by search, and `vaultgraph
+reembed` makes them again until every note, document and chunk records the new model (issue 21, item 4).
+
+Everything is real: a server with its enrichment workers embeds with model A through the test embedding server
+(tests/support/openai_server.py, driven by the `openai` client), then a server configured with model B searches,
+and the command runs in-process through `cli.main()`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import Iterator
+
+import pytest
+import structlog
+from neo4j import AsyncManagedTransaction
+
+from tests.support.openai_server import Fault, OpenAICompatibleServer
+from tests.support.server import RunningServer, run_shared_server
+from tests.workers.conftest import scripted_chat
+from vaultgraph import cli
+from vaultgraph.config import Settings
+from vaultgraph.graph.session import Graph
+from vaultgraph.runtime import build_runtime
+
+pytestmark = [pytest.mark.api, pytest.mark.graph]
+
+SAVE = """mutation($input: NoteInput!) { saveNote(input: $input) { note { id indexed } } }"""
+DOCUMENT = """mutation($input: DocumentInput!) { createDocument(input: $input) { id } }"""
+STAGE = """query($id: ID!) { document(id: $id) { enrichment { stage error } } }"""
+SEARCH = """query($q: String!) { search(query: $q, mode: VECTOR, limit: 5) { vectorScore item { id } } }"""
+LONG_BODY = "\n\n".join(f"## Part {n}\n\n" + f"Tide tables and harbour pilots, section {n}. " * 40 for n in range(4))
+
+# Every node of the tenant that holds a vector, with the model it records.
+VECTORS = """
+MATCH (n {tenantId: $tenant}) WHERE (n:Item OR n:Chunk) AND n.embedding IS NOT NULL
+RETURN CASE WHEN n:Chunk THEN 'chunk' WHEN n:Note THEN 'note' ELSE 'document' END AS kind,
+       n.embeddingModel AS model, n.embeddingDimensions AS dimensions, size(n.embedding) AS size
+"""
+
+
+@pytest.fixture(scope="module")
+def embedder() -> Iterator[OpenAICompatibleServer]:
+    with OpenAICompatibleServer() as server:
+        server.on_chat(scripted_chat)  # summaries for the enrichment of the document
+        yield server
+
+
+def with_model(settings: Settings, embedder: OpenAICompatibleServer, model: str) -> Settings:
+    return settings.model_copy(update={"openai_base_url": embedder.base_url, "openai_api_key": "sk-test",
+                                       "chat_model": "test-chat", "embedding_model": model,
+                                       "embedding_dimensions": 384, "model_max_retries": 0})
+
+
+async def _vectors(graph: Graph, tenant: str) -> list[tuple[str, str, int]]:
+    async def read(tx: AsyncManagedTransaction) -> list[tuple[str, str, int]]:
+        result = await tx.run(VECTORS, tenant=tenant)
+        rows = [record async for record in result]
+        assert all(r["size"] == r["dimensions"] for r in rows)
+        return sorted((r["kind"], r["model"], r["dimensions"]) for r in rows)
+
+    return await graph.read(read)
+
+
+async def _enriched(server: RunningServer, document_id: str) -> None:
+    deadline = time.monotonic() + 60
+    while True:
+        enrichment = (await server.data(STAGE, {"id": document_id}))["document"]["enrichment"]
+        if enrichment["stage"] == "DONE":
+            return
+        assert enrichment["stage"] not in ("FAILED", "SKIPPED"), enrichment
+        assert time.monotonic() < deadline, f"the document was not enriched in 60 s: {enrichment}"
+        await asyncio.sleep(0.1)
+
+
+async def test_a_changed_model_is_detected_ignored_by_search_and_reembed_converges(
+    settings: Settings, embedder: OpenAICompatibleServer, graph: Graph, tenant: str,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    model_a = with_model(settings, embedder, "test-embed-a")
+    model_b = with_model(settings, embedder, "test-embed-b")
+    async with run_shared_server(model_a, tenant) as shared:
+        server = shared.for_tenant(tenant)
+        short = (await server.data(SAVE, {"input": {"title": "Sourdough",
+                                                    "body": "Feed the starter flour and water."}}))["saveNote"]
+        long = (await server.data(SAVE, {"input": {"title": "Harbour", "body": LONG_BODY}}))["saveNote"]
+        assert short["note"]["indexed"] and long["note"]["indexed"]
+        document = (await server.data(DOCUMENT, {"input": {"path": "ops/tides.md",
+                                                           "content": "# Tides\n\nThe moon raises the sea."}}))
+        await _enriched(server, document["createDocument"]["id"])
+    before = await _vectors(graph, tenant)
+    kinds = {kind for kind, _, _ in before}
+    assert kinds == {"note", "document", "chunk"}, before
+    assert {(model, dims) for _, model, dims in before} == {("test-embed-a", 384)}
+
+    # Model B configured: a process that starts warns (one sharded to this tenant, as the suite's servers are:
+    # the shared Neo4j holds other tests' vectors of other models), and the vector channel ignores model A's.
+    runtime = build_runtime(model_b.model_copy(update={"enrichment_tenants": [tenant]}), workers=False, watcher=False)
+    with structlog.testing.capture_logs() as logs:
+        async with runtime.running(require_neo4j=True):
+            deadline = time.monotonic() + 30
+            while not (warnings := [e for e in logs if e["event"].startswith("stored vectors from another")]):
+                assert time.monotonic() < deadline, "no warning of the changed model within 30 s"
+                await asyncio.sleep(0.05)
+    [warning] = warnings
+    assert warning["log_level"] == "warning" and warning["current"] == "test-embed-b/384"
+    assert (warning["count"], warning["previous"]) == (len(before), ["test-embed-a/384"])
+    capsys.readouterr()  # what the servers logged so far (before a command's own configuration sends it to stderr)
+    assert await asyncio.to_thread(cli.main, ["reembed", "--tenant", tenant, "--dry-run", "--json"], model_b) == 0
+    pending = json.loads(capsys.readouterr().out)
+    assert pending["pending"] == len(before) and pending["model"] == "test-embed-b/384"
+
+    # No workers in this server: its pool would re-embed the document in the background, racing the counts here.
+    async with run_shared_server(model_b.model_copy(update={"enrichment_workers": False}), tenant) as shared:
+        server = shared.for_tenant(tenant)
+        assert (await server.data(SEARCH, {"q": "starter flour and water"}))["search"] == []
+
+        # One batch, then the model fails: that batch stays written, and the next run carries on from there.
+        embedder.inject(Fault(), times=1, route="embeddings")
+        embedder.fail(times=1, status=400, route="embeddings")
+        command = ["reembed", "--tenant", tenant, "--batch", "2", "--json"]
+        assert await asyncio.to_thread(cli.main, command, model_b) == 4
+        stopped = json.loads(capsys.readouterr().out)
+        assert stopped["error"] and sum(stopped["reembedded"].values()) == 2 and stopped["left"] == len(before) - 2
+        assert await asyncio.to_thread(cli.main, command, model_b) == 0
+        out, err = capsys.readouterr()
+        report = json.loads(out)
+        assert sum(report["reembedded"].values()) == len(before) - 2 and report["left"] == 0
+        assert f"{len(before) - 2}/{len(before) - 2}" in err  # the progress lines reached the end
+
+        hits = (await server.data(SEARCH, {"q": "starter flour and water"}))["search"]
+        assert hits and hits[0]["item"]["id"] == short["note"]["id"] and hits[0]["vectorScore"] is not None
+
+    after = await _vectors(graph, tenant)
+    assert [(kind, model, dims) for kind, model, dims in after] == [(k, "test-embed-b", 384) for k, _, _ in before]
+    assert await asyncio.to_thread(cli.main, ["reembed", "--tenant", tenant, "--json"], model_b) == 0
+    again = json.loads(capsys.readouterr().out)
+    assert again["reembedded"] == {} and again["left"] == 0
