@@ -34,7 +34,9 @@ def configure_logging(level: str = "INFO", fmt: str = "console") -> None:
         processors=[*shared, structlog.stdlib.ProcessorFormatter.wrap_for_formatter],
         logger_factory=structlog.stdlib.LoggerFactory(),
         wrapper_class=structlog.stdlib.BoundLogger,
-        cache_logger_on_first_use=True,
+        # Not cached: a cached logger keeps the processors of the moment it was first used, so a configuration made
+        # later (the CLI's, run in-process by the tests, or structlog.testing.capture_logs) would miss it.
+        cache_logger_on_first_use=False,
     )
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(formatter(fmt, shared))
