@@ -9,6 +9,7 @@ import { DetailPanel } from "./detail";
 import { byId, fill, h } from "./dom";
 import { NoteEditor } from "./editor";
 import { GraphPane } from "./graph";
+import { GraphControls } from "./graph-controls";
 import { ListPane } from "./list";
 import { ProgressBar } from "./progress";
 import { SearchBar } from "./search";
@@ -84,6 +85,7 @@ async function boot(): Promise<void> {
   const store = new Store();
   const graph = new GraphPane(api, store);
   graph.mount();
+  const graphControls = new GraphControls(api, store, graph);
   onGraphShown = () => graph.shown();
   const list = new ListPane(api, store);
   const search = new SearchBar(api, caps, store, list);
@@ -162,7 +164,7 @@ async function boot(): Promise<void> {
     history.replaceState(null, "", url);
   });
 
-  window.__vaultgraph = { api, caps, store, graphPane: graph, list, search, detail, editor, progress,
+  window.__vaultgraph = { api, caps, store, graphPane: graph, graphControls, list, search, detail, editor, progress,
     get graph() { return graph.graph; }, get sigma() { return graph.sigma; } };
 
   setView("graph");
