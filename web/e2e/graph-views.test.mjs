@@ -5,7 +5,7 @@
  * the filters, and nodes reached by keyboard. */
 import assert from "node:assert/strict";
 
-import { expectExactText, expectText, expectVisible, scenario } from "./support.mjs";
+import { expectExactText, expectText, expectValue, expectVisible, scenario } from "./support.mjs";
 
 /** @param {import("./support.mjs").Explorer} ex */
 async function settled(ex) {
@@ -120,7 +120,8 @@ scenario("a dragged node stays where it was put, pinned, after a reload; hover l
   await ex.page.mouse.down();
   for (let i = 1; i <= 8; i += 1) await ex.page.mouse.move(box.x + start.x + i * 8, box.y + start.y + i * 6);
   await ex.page.mouse.up();
-  await ex.waitHook((vg, id) => vg.graph.getNodeAttribute(id, "fixed") === true, ids.d);
+  await expectText(ex.page.locator("#graph-status"), "Pinned “Delta”");
+  assert.equal(await ex.hook((vg, id) => vg.graph.getNodeAttribute(id, "fixed"), ids.d), true);
   const moved = await ex.hook((vg, id) => { const a = vg.graph.getNodeAttributes(id); return [a.x, a.y]; }, ids.d);
   await ex.open();
   await settled(ex);
@@ -152,6 +153,7 @@ scenario("a link removed by an edit leaves the graph without a reload", {}, asyn
   await ex.row("Alpha").click();
   await ex.page.click("#detail-edit");
   await expectVisible(ex.page.locator("#editor-pane"));
+  await expectValue(ex.page.locator("#editor-text"), "To [[Bravo]]."); // loaded, so the edit is a change
   await ex.page.fill("#editor-text", "No links any more.");
   await ex.page.click("#editor-save");
   await expectText(ex.page.locator("#editor-status"), "Saved");

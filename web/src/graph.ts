@@ -190,8 +190,9 @@ export class GraphPane {
       this.setHover(this.keyboardNode);
     });
     s.on("nodeDragEnd", ({ node }) => {
-      this.updateStatus(`Pinned “${this.graph.getNodeAttribute(node, "label")}” (right-click unpins)`);
+      separate(this.graph); // dropped onto another node: both move apart just enough, and that is what is kept
       this.remember();
+      this.updateStatus(`Pinned “${this.graph.getNodeAttribute(node, "label")}” (right-click unpins)`);
     });
     this.sigmaEvents(s);
     if (camera) s.getCamera().setState(camera);
