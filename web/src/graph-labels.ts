@@ -25,8 +25,8 @@ export class LabelLayer {
   drawn: LabelBox[] = [];
   /** Nodes always labelled when drawn (selected, hovered, lit), in this order of priority. */
   forced: string[] = [];
-  /** When set, no labels while the camera moves (large graphs: sigma's hideLabelsOnMove). */
-  hideOnMove = false;
+  /** When it says so, no labels while the camera moves (placing them costs JavaScript on every draw). */
+  hideOnMove: () => boolean = () => false;
   private readonly canvas: HTMLCanvasElement;
   private readonly ctx: CanvasRenderingContext2D;
   private readonly widths = new Map<string, number>();
@@ -65,7 +65,8 @@ export class LabelLayer {
     this.drawn = [];
     const mouse = s.getMouseCaptor();
     const moving = s.getCamera().isAnimating() || mouse.isMoving || !!mouse.draggedEvents || !!mouse.currentWheelDirection;
-    if (this.hideOnMove && moving && !this.forced.length) return;
+    const hide = moving && this.hideOnMove();
+    if (hide && !this.forced.length) return;
 
     // Placed boxes, binned in a grid of label-height cells for the overlap test.
     const cell = 40;
@@ -99,7 +100,7 @@ export class LabelLayer {
     ctx.textBaseline = "middle";
     for (const node of order) {
       if (this.drawn.length >= MAX_LABELS) break;
-      if (moving && this.hideOnMove && !forced.has(node)) continue;
+      if (hide && !forced.has(node)) continue;
       const data = s.getNodeDisplayData(node);
       if (!data || !data.label || data.visibility === "hidden" || data.labelVisibility === "hidden") continue;
       const r = s.scaleSize(data.size);

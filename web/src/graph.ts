@@ -172,7 +172,8 @@ export class GraphPane {
     }
     const s = this.sigma;
     this.labels = new LabelLayer(s, () => this.labelOrder());
-    this.labels.hideOnMove = large;
+    // Above a few hundred nodes, placing labels costs more per draw than the draw (bench/README.md): not while moving.
+    this.labels.hideOnMove = () => this.graph.order > 500;
     s.on("clickNode", ({ node }) => this.store.select(node.startsWith(TAG_PREFIX) ? this.store.selectedId : node));
     s.on("doubleClickNode", (e) => {
       e.preventSigmaDefault();
