@@ -77,14 +77,16 @@ export function normalize(graph: G): void {
 }
 
 /**
- * Push apart every pair of nodes whose discs (plus GAP) overlap: noverlap first; then, for what it left (it moves
+ * Push apart every pair of nodes whose discs (plus GAP) overlap: noverlap first (`fresh`: after a layout); then, for what it left (it moves
  * nodes by a bounded step per iteration), pairs pushed apart along the line between them until none overlap; and
  * only if that has not converged, the whole layout scaled about its centre by the least factor that separates the
  * worst pair (distances grow, sizes do not), which always succeeds.
  */
-export function separate(graph: G): void {
+export function separate(graph: G, fresh = true): void {
   if (graph.order < 2) return;
-  noverlap.assign(graph, { maxIterations: 300, settings: { margin: GAP, ratio: 1, expansion: 1.1, speed: 3, gridSize: 40 } });
+  // noverlap keeps a margin around each node (twice GAP between two): run on a layout already separated, it would
+  // move nodes that overlap nothing, so a restored layout goes to the pairwise pass alone, which leaves it as it was.
+  if (fresh) noverlap.assign(graph, { maxIterations: 300, settings: { margin: GAP, ratio: 1, expansion: 1.1, speed: 3, gridSize: 40 } });
   const nodes = graph.mapNodes((key, a) => ({ key, x: a.x, y: a.y, r: a.size }));
   for (let round = 0; round < 400; round++) {
     let moved = false;

@@ -191,7 +191,7 @@ export class GraphPane {
       this.setHover(this.keyboardNode);
     });
     s.on("nodeDragEnd", ({ node }) => {
-      separate(this.graph); // dropped onto another node: both move apart just enough, and that is what is kept
+      separate(this.graph, false); // dropped onto another node: both move apart just enough, and that is what is kept
       this.remember();
       this.updateStatus(`Pinned “${this.graph.getNodeAttribute(node, "label")}” (right-click unpins)`);
     });
@@ -596,7 +596,7 @@ export class GraphPane {
    */
   private settled(laidOut = false): void {
     if (laidOut) normalize(this.graph);
-    separate(this.graph);
+    separate(this.graph, laidOut);
     this.remember();
     this.sigma?.refresh();
     this.status.dataset.layout = "done";
