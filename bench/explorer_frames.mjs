@@ -295,7 +295,12 @@ async function measureVariant(browser, name, opts) {
   page.on("pageerror", (e) => errors.push(String(e)));
   try {
     await page.goto(opts.url);
-    await page.waitForFunction("document.body.dataset.ready === 'true'", null, { timeout: 120_000 });
+    // Polled through page.evaluate (the DevTools protocol): waitForFunction compiles its predicate inside the page,
+    // which the explorer's CSP (no 'unsafe-eval') refuses.
+    for (const deadline = Date.now() + 120_000; !(await page.evaluate(() => document.body.dataset.ready === "true"));) {
+      if (Date.now() > deadline) throw new Error("the explorer was not ready within 120 s");
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
     const setup = await page.evaluate(SETUP, { nodes: opts.nodes, links: opts.links, layoutMs: opts.layoutMs, variant });
     const phases = await measurePhases(page, setup, opts);
     return { variant: name, label: variant.label, ...setup, phases, errors };

@@ -40,6 +40,7 @@ QUERIES: dict[tuple[str, str], str] = {
     ("graph", "limit"): "{{ graph(limit: {n}) {{ truncated }} }}",
     ("graph", "hops"): '{{ graph(center: "{id}", hops: {n}) {{ truncated }} }}',
     ("canvas", "hops"): '{{ canvas(center: "{id}", hops: {n}) }}',
+    ("shortestPath", "maxHops"): '{{ shortestPath(from: "{id}", to: "{id}", maxHops: {n}) {{ length }} }}',
     ("contextPack", "maxItems"): '{{ contextPack(query: "target", budgetTokens: 99, maxItems: {n}) {{ usedTokens }} }}',
     ("contextPack", "budgetTokens"): '{{ contextPack(query: "target", budgetTokens: {n}) {{ usedTokens }} }}',
 }

@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from tests.support.openai_server import run_openai_server
 from tests.support.server import run_server
 from vaultgraph.config import Settings
 
@@ -39,6 +40,7 @@ class Scenario:
     workers: bool  # the enrichment workers run, for this tenant only
     api_key: bool  # development mode off; the scenario gets a key of its tenant in VAULTGRAPH_E2E_KEY
     introspection: bool = True  # false: the server refuses introspection, as production should
+    models: bool = False  # the model endpoint is tests/support/openai_server.py (fast embeddings for big vaults)
 
 
 def catalog() -> list[Any]:
@@ -56,9 +58,12 @@ def catalog() -> list[Any]:
     params = []
     for entry in json.loads(listed.stdout):
         needs = entry["needs"]
-        scenario = Scenario(entry["file"], entry["name"], needs["workers"], needs["apiKey"], needs["introspection"])
+        scenario = Scenario(entry["file"], entry["name"], needs["workers"], needs["apiKey"], needs["introspection"],
+                            needs.get("models", False))
         group = Path(scenario.file).name.removesuffix(".test.mjs")
-        params.append(pytest.param(scenario, id=f"{group}:{re.sub(r'[^0-9A-Za-z]+', '_', scenario.name).strip('_')}"))
+        marks = [pytest.mark.slow] if needs.get("slow") else []  # `{ slow: true }`: make test-all only
+        params.append(pytest.param(scenario, id=f"{group}:{re.sub(r'[^0-9A-Za-z]+', '_', scenario.name).strip('_')}",
+                                   marks=marks))
     return params
 
 
@@ -110,15 +115,29 @@ async def test_explorer(scenario: Scenario | str, settings: Settings, tenant: st
         update["introspection"] = False
     env = {name: value for name, value in os.environ.items() if not name.startswith("VAULTGRAPH_E2E_")}
     env["VAULTGRAPH_E2E_TEST"] = scenario.name
-    async with run_server(settings.model_copy(update=update)) as server:
+    with contextlib.ExitStack() as stack:
+        if scenario.models:
+            model = stack.enter_context(run_openai_server(embedding_dimensions=settings.embedding_dimensions))
+            update.update(openai_base_url=model.base_url, openai_api_key="sk-test", embedding_model="test-embed",
+                          chat_model="test-chat")
+        code, output = await run_scenario(scenario, settings.model_copy(update=update), tenant, env)
+    print(output)  # node's TAP: pytest shows it for a failure, and with -rP for a pass
+    check_output(scenario, code, output)
+
+
+async def run_scenario(scenario: Scenario, settings: Settings, tenant: str, env: dict[str, str]) -> tuple[int, str]:
+    """The scenario's server, with a key of its tenant when it asks for one, and node on the scenario."""
+    async with run_server(settings) as server:
         env["VAULTGRAPH_E2E_URL"] = server.url
         env["VAULTGRAPH_E2E_DATA_DIR"] = str(settings.data_dir)  # where importVault may read in development mode
         if scenario.api_key:
             key = await server.app.state.keys.create(tenant, all_scopes=True, name="explorer e2e")
             env["VAULTGRAPH_E2E_KEY"] = key.secret
-        code, output = await run_node(scenario, env)
-    print(output)  # node's TAP: pytest shows it for a failure, and with -rP for a pass
+        return await run_node(scenario, env)
 
+
+def check_output(scenario: Scenario, code: int, output: str) -> None:
+    """Exactly this one scenario ran, and passed or skipped."""
     counts = {name: int(n) for name, n in re.findall(r"^# (tests|pass|fail|skipped|cancelled) (\d+)$", output, re.M)}
     if code != 0 or counts.get("fail") or counts.get("cancelled"):
         pytest.fail(f"{scenario.file} › {scenario.name}: node exited {code}\n{output}", pytrace=False)

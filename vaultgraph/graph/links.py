@@ -279,3 +279,35 @@ async def edges_among(
     edges = [link_from_record(record["r"], items=by_id) async for record in result]
     total = await (await tx.run(COUNT_EDGES_AMONG, tenant=tenant, ids=list(by_id))).single(strict=True)
     return edges, int(total["total"])
+
+
+# The shortest path between two items along resolved links (ghosts are not items, so never on it), through items
+# the caller can see that are neither deleted nor archived: GQL's SHORTEST 1 over a quantified path pattern, which
+# Neo4j searches breadth-first with the predicates applied as it goes. The bound on hops must be a literal.
+_PATH_STEP = {Direction.OUT: "-[r]->", Direction.IN: "<-[r]-", Direction.BOTH: "-[r]-"}
+
+
+def shortest_path_query(direction: Direction, max_hops: int) -> str:
+    if not 1 <= max_hops <= 5:  # services/links.py checks it; spliced into the statement, so checked here too
+        raise ValueError(f"max_hops {max_hops} outside 1-5")
+    step = _PATH_STEP[direction]
+    return f"""
+CYPHER 25
+MATCH (a:Item {{tenantId: $tenant, id: $from}}), (b:Item {{tenantId: $tenant, id: $to}})
+MATCH p = SHORTEST 1 (a) ((x){step}(m:Item)
+  WHERE m.tenantId = $tenant AND m.deletedAt IS NULL AND m.archivedAt IS NULL
+    AND ($ownerKeys IS NULL OR m.ownerKey IN $ownerKeys) AND ($types IS NULL OR type(r) IN $types)){{1,{max_hops}}} (b)
+RETURN [n IN nodes(p) | {item_map('n')}] AS nodes, [rel IN relationships(p) | {link_map('rel')}] AS links
+"""
+
+
+async def shortest_path(
+    tx: AsyncManagedTransaction, direction: Direction, max_hops: int, **params: Any
+) -> tuple[list[Item], list[Link]] | None:
+    """The items along the path, `from` first, and its links in order; None when no path is that short."""
+    record = await (await tx.run(shortest_path_query(direction, max_hops), **params)).single()
+    if record is None:
+        return None
+    nodes = [item_from_node(n) for n in record["nodes"]]
+    by_id = {n.id: n for n in nodes}
+    return nodes, [link_from_record(rel, items=by_id) for rel in record["links"]]

@@ -11,7 +11,7 @@ from vaultgraph.interop.canvas import neighbourhood_canvas
 from vaultgraph.schema.arguments import LinkTypes
 from vaultgraph.schema.context import Info
 from vaultgraph.schema.inputs import DeletePayload, LinkInput
-from vaultgraph.schema.links import GraphView, Link, TraversalNode, TraversalResult
+from vaultgraph.schema.links import GraphPath, GraphView, Link, TraversalNode, TraversalResult
 from vaultgraph.schema.types import Direction, Node, item_type
 from vaultgraph.services.links import LinkDraft
 
@@ -55,14 +55,38 @@ async def graph(
     hops: Annotated[int, strawberry.argument(description="With `center`: links to follow from it, 1-5.")] = 2,
     limit: Annotated[int, strawberry.argument(description="Most items to draw, 1-2,000; `truncated` says when "
                                                           "there were more.")] = 500,
+    direction: Annotated[Direction, strawberry.argument(description=(
+        "With `center`: which way to follow links from it (the whole-tenant view ignores it)."))] = Direction.BOTH,
+    link_types: LinkTypes = None,
 ) -> GraphView:
     """Items and resolved links for drawing: the whole tenant (newest first) or a neighbourhood, capped at
     `limit` items and 5,000 edges, saying so (`truncated`, `edgesTruncated`)."""
     ctx = info.context
-    view = await ctx.services.links.graph_view(ctx.principal, str(center) if center else None, hops, limit)
+    view = await ctx.services.links.graph_view(ctx.principal, str(center) if center else None, hops, limit,
+                                               direction, link_types)
     return GraphView(nodes=[item_type(n) for n in view.nodes], edges=[Link.from_domain(e) for e in view.edges],
                      truncated=view.truncated, reached=[TraversalNode.from_domain(r) for r in view.reached],
                      edges_truncated=view.edges_truncated, total_edges=view.total_edges)
+
+
+async def shortest_path(
+    info: Info,
+    from_: Annotated[strawberry.ID, strawberry.argument(name="from", description=(
+        "Where the path starts (NOT_FOUND if you cannot see it)."))],
+    to: Annotated[strawberry.ID, strawberry.argument(description="Where it ends (NOT_FOUND if you cannot see it).")],
+    max_hops: Annotated[int, strawberry.argument(description="The longest path to look for, 1-5 links.")] = 5,
+    direction: Annotated[Direction, strawberry.argument(description=(
+        "OUT: follow links forwards only; IN: backwards only; BOTH: either way."))] = Direction.BOTH,
+    link_types: LinkTypes = None,
+) -> GraphPath | None:
+    """The shortest path between two items over resolved links (ghosts never on it), through items you can see;
+    null when none is at most `maxHops` long. One of the shortest when several are."""
+    ctx = info.context
+    path = await ctx.services.links.shortest_path(ctx.principal, str(from_), str(to), max_hops, direction, link_types)
+    if path is None:
+        return None
+    return GraphPath(nodes=[item_type(n) for n in path.nodes], links=[Link.from_domain(e) for e in path.links],
+                     length=len(path.links))
 
 
 async def canvas(

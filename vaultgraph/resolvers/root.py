@@ -62,6 +62,7 @@ class Query:
     notes = _field(note_resolvers.notes)
     traverse = _field(link_resolvers.traverse)
     graph = _field(link_resolvers.graph)
+    shortest_path = _field(link_resolvers.shortest_path)
     canvas = _field(link_resolvers.canvas)
     tags = _field(note_resolvers.tags)
     daily_note = _field(note_resolvers.daily_note)

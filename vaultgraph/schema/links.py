@@ -180,4 +180,12 @@ class GraphView:
     total_edges: int = strawberry.field(description="All the resolved edges among these nodes, before that cap.")
 
 
-__all__ = ["Document", "GraphView", "Link", "LinkConnection", "Note", "TraversalResult"]
+@strawberry.type(description="A shortest path between two items: the items along it and the links joining them.")
+class GraphPath:
+    nodes: list[Item] = strawberry.field(description="The items along the path, `from` first and `to` last.")
+    links: list[Link] = strawberry.field(description=(
+        "The links in order: `links[i]` joins `nodes[i]` and `nodes[i+1]`, pointing either way (see `from`/`to`)."))
+    length: int = strawberry.field(description="How many links the path has (0 when `from` is `to`).")
+
+
+__all__ = ["Document", "GraphPath", "GraphView", "Link", "LinkConnection", "Note", "TraversalResult"]

@@ -72,6 +72,7 @@ def argument_bounds(page_size_max: int) -> dict[tuple[str, str], Bound]:
         ("traverse", "hops"): hops,
         ("graph", "limit"): Bound(1, GRAPH_NODE_CAP),
         ("graph", "hops"): hops,
+        ("shortestPath", "maxHops"): hops,
         ("canvas", "hops"): hops,
         ("contextPack", "maxItems"): Bound(1, MAX_ITEMS),
         ("contextPack", "budgetTokens"): Bound(MIN_BUDGET, MAX_BUDGET),

@@ -89,6 +89,12 @@ class GraphView:
     total_edges: int = 0  # the edges among the nodes, before that cap
 
 
+@dataclass(frozen=True)
+class PathView:
+    nodes: list[Item]  # from the source to the target
+    links: list[Link]  # links[i] joins nodes[i] and nodes[i + 1], whichever way it points
+
+
 class LinkService:
     def __init__(self, graph: Graph, workspace: Workspace, max_page_size: int) -> None:
         self.graph = graph
@@ -292,19 +298,42 @@ class LinkService:
                 break
         return reached, False
 
-    async def graph_view(self, principal: Principal, center: str | None, hops: int, limit: int) -> GraphView:
-        """Nodes and resolved edges for the explorer, capped and saying so (ghosts never drawn)."""
+    async def graph_view(
+        self, principal: Principal, center: str | None, hops: int, limit: int,
+        direction: Direction = Direction.BOTH, types: list[str] | None = None,
+    ) -> GraphView:
+        """Nodes and resolved edges for the explorer, capped and saying so (ghosts never drawn); with a center, the
+        neighbourhood `direction` and `types` allow (the explorer's local graph)."""
         if not 1 <= limit <= GRAPH_NODE_CAP:
             raise InvalidInput("limit", f"between 1 and {GRAPH_NODE_CAP}")
         if not 1 <= hops <= MAX_HOPS:  # refused, not clamped, even where the whole graph ignores it
             raise InvalidInput("hops", f"between 1 and {MAX_HOPS}")
+        link_types(types, "linkTypes")
         if center is None:
             nodes, truncated, edges, total = await self.graph.read(
                 cypher.global_graph, principal.tenant_id, principal.visible_owner_keys(), limit, GRAPH_EDGE_CAP)
             return GraphView(nodes, edges, truncated, [], total > len(edges), total)
         [root], reached, truncated, edges, total = await self._traverse(
-            principal, [center], "center", hops, Direction.BOTH, None, max(1, limit - 1), True, True)
+            principal, [center], "center", hops, direction, types, max(1, limit - 1), True, True)
         return GraphView([root, *(r.item for r in reached)], edges, truncated, reached, total > len(edges), total)
+
+    async def shortest_path(
+        self, principal: Principal, source: str, target: str, max_hops: int = MAX_HOPS,
+        direction: Direction = Direction.BOTH, types: list[str] | None = None,
+    ) -> PathView | None:
+        """The shortest path from `source` to `target` over resolved links, at most `max_hops` long, through items
+        the caller can see; None when there is none that short. NOT_FOUND for an end the caller cannot see."""
+        if not 1 <= max_hops <= MAX_HOPS:
+            raise InvalidInput("maxHops", f"between 1 and {MAX_HOPS}")
+        kinds = link_types(types, "linkTypes")
+        start = await self.item(principal, source, "from")
+        await self.item(principal, target, "to")
+        if source == target:
+            return PathView([start], [])
+        ends = {"from": source, "to": target}  # Cypher parameter names, not Python ones
+        found = await self.graph.read(cypher.shortest_path, direction, max_hops, tenant=principal.tenant_id,
+                                      ownerKeys=principal.visible_owner_keys(), types=kinds, **ends)
+        return PathView(*found) if found else None
 
     async def hard_delete(self, principal: Principal, item: Item) -> None:
         """Remove the item, its chunks and outbound edges; inbound edges turn back into ghosts, and those whose key

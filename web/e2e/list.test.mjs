@@ -66,7 +66,8 @@ scenario("documents and notes made through the API are listed and filtered", {},
   await page.selectOption("#filter-team", "alpha");
   await expectCount(rows, 1);
   await expectText(ex.row("Alpha plan"), "team alpha");
-  // The graph follows the same filters: only the team's document stays drawn.
+  // The graph follows the same filters: only the team's document stays drawn (with orphans shown: it has no links).
+  await ex.hook((vg) => vg.graphPane.setOptions({ orphans: true }));
   const visible = await ex.hook(
     (vg) => vg.graph.filterNodes((/** @type {string} */ n) => vg.sigma.getNodeDisplayData(n)?.visibility !== "hidden").length);
   assert.equal(visible, 1);

@@ -29,8 +29,11 @@ import { fileURLToPath } from "node:url";
  * @property {boolean} [apiKey] development mode off: the server asks for a key, VAULTGRAPH_E2E_KEY holds one
  * @property {boolean} [introspection] false: the server refuses introspection (VAULTGRAPH_INTROSPECTION=false)
  * @property {(error: string) => boolean} [allowError] a console error this scenario expects (the others fail it)
+ * @property {boolean} [models] the model endpoint is tests/support/openai_server.py: saves embed over HTTP in
+ *   microseconds instead of running the offline model (a scenario that writes thousands of notes)
+ * @property {boolean} [slow] slow by nature (a big generated vault): `make test-all` runs it, `make test` does not
  */
-/** @typedef {{ name: string, needs: { workers: boolean, apiKey: boolean, introspection: boolean } }} Listed */
+/** @typedef {{ name: string, needs: { workers: boolean, apiKey: boolean, introspection: boolean, models: boolean, slow: boolean } }} Listed */
 
 const REPO = fileURLToPath(new URL("../..", import.meta.url));
 export const CHROMIUM = "/usr/bin/chromium";
@@ -63,7 +66,8 @@ class Skip extends Error {}
 export function scenario(name, needs, run) {
   if (catalog.listing) {
     catalog.scenarios.push({ name, needs: { workers: needs.workers ?? false, apiKey: needs.apiKey ?? false,
-                                            introspection: needs.introspection ?? true } });
+                                            introspection: needs.introspection ?? true, models: needs.models ?? false,
+                                            slow: needs.slow ?? false } });
     return;
   }
   const only = process.env.VAULTGRAPH_E2E_TEST;

@@ -9,6 +9,7 @@ import type { PrimitivesDeclaration } from "sigma/types";
 
 import { fill, h } from "./dom";
 import { edgeStyle, typeColor, typeLabel } from "./palette";
+import type { Item } from "./store";
 
 export interface NodeAttrs {
   label: string;
@@ -18,6 +19,8 @@ export interface NodeAttrs {
   color: string;
   typeKey: string;
   degree: number;
+  fixed?: boolean; // pinned: ForceAtlas2 leaves it where it is (a drag pins)
+  synthetic?: boolean; // a tag node, derived from the notes' tags
   [key: string]: unknown;
 }
 
@@ -112,6 +115,39 @@ export const EDGE_STATE_STYLES = [
 
 export type Renderer = Sigma<NodeAttrs, EdgeAttrs, Attributes, NodeState, EdgeState, {}, Primitives>;
 
+export type ColourBy = "type" | "folder" | "tag";
+export const TAG_COLOR = "#c07a2c";
+/** Group colours, most frequent group first; the rest share OTHER_GROUP. */
+const GROUP_COLORS = ["#4c6ef5", "#2f9e77", "#e0922f", "#d6336c", "#7c5cff", "#15aabf", "#a07c3b", "#5c940d",
+  "#e8590c", "#862e9c", "#1971c2"];
+export const OTHER_GROUP = "#9aa1ae";
+
+/** Files that are not text (images, PDFs…): vault imports store them as documents of docType `attachment`. */
+export function isAttachment(item: Pick<Item, "__typename" | "docType">): boolean {
+  return item.__typename === "Document" && item.docType === "attachment";
+}
+
+/** The group an item is coloured by: its top folder (from its path or slug), or its first tag; "" for none. */
+export function groupOf(by: ColourBy, _node: string, item: Item | undefined): string {
+  if (!item || by === "type") return "";
+  if (by === "tag") return item.tags?.[0] ?? "";
+  const where = item.path ?? item.slug ?? "";
+  const cut = where.lastIndexOf("/");
+  return cut > 0 ? where.slice(0, cut) : "/";
+}
+
+/** Colour per group, by frequency: the eleven largest get their own, the rest OTHER_GROUP. */
+export function groupColours(graph: Graph<NodeAttrs, EdgeAttrs>, group: (node: string) => string): Map<string, string> {
+  const counts = new Map<string, number>();
+  graph.forEachNode((node, a) => {
+    if (a.synthetic) return;
+    const g = group(node);
+    counts.set(g, (counts.get(g) ?? 0) + 1);
+  });
+  const ranked = [...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+  return new Map(ranked.map(([g], i) => [g, g === "" ? OTHER_GROUP : GROUP_COLORS[i] ?? OTHER_GROUP]));
+}
+
 export function label(title: string): string {
   return title.length > 42 ? `${title.slice(0, 40)}…` : title;
 }
@@ -120,19 +156,24 @@ export function label(title: string): string {
  * Which node types and link types are on screen, with their colours and line styles; `plainAbove` (the pane's
  * large-graph threshold, when it is drawing a large graph) says that links are drawn as plain lines for now.
  */
-export function renderLegend(host: HTMLElement, graph: Graph<NodeAttrs, EdgeAttrs>, plainAbove: number | null = null): void {
+export function renderLegend(host: HTMLElement, graph: Graph<NodeAttrs, EdgeAttrs>, plainAbove: number | null = null,
+  groups: Map<string, string> | null = null): void {
   const types = new Set<string>();
   const links = new Set<string>();
-  graph.forEachNode((_, a) => types.add(a.typeKey));
+  graph.forEachNode((_, a) => { if (!a.synthetic) types.add(a.typeKey); });
   let agentLinks = false;
   graph.forEachEdge((_, a) => {
+    if (a.synthetic) return;
     links.add(a.linkType);
     if (a.origin === "AGENT") agentLinks = true;
   });
+  const dot = (colour: string, text: string, group?: string): HTMLElement => h("span", { class: "legend-item", data: group !== undefined ? { group } : {} },
+    h("i", { class: "dot", attrs: { style: `background:${colour}` } }), text);
+  const named = groups ? [...groups].filter(([, c]) => c !== OTHER_GROUP) : [];
   fill(
     host,
-    [...types].sort().map((t) =>
-      h("span", { class: "legend-item" }, h("i", { class: "dot", attrs: { style: `background:${typeColor(t)}` } }), typeLabel(t))),
+    groups ? named.map(([g, c]) => dot(c, g || "none", g)) : [...types].sort().map((t) => dot(typeColor(t), typeLabel(t))),
+    groups && named.length < groups.size ? dot(OTHER_GROUP, "other", "other") : null,
     [...links].sort().map((t) => {
       const s = edgeStyle(t);
       const line = `border-top:${Math.max(2, s.size)}px ${s.gap ? "dashed" : "solid"} ${s.color}`;

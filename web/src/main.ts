@@ -10,6 +10,7 @@ import { byId, fill, h } from "./dom";
 import { NoteEditor } from "./editor";
 import { FolderPane } from "./folders";
 import { GraphPane } from "./graph";
+import { GraphControls } from "./graph-controls";
 import { ListPane } from "./list";
 import { ProgressBar } from "./progress";
 import { SearchBar } from "./search";
@@ -86,6 +87,7 @@ async function boot(): Promise<void> {
   const store = new Store();
   const graph = new GraphPane(api, store);
   graph.mount();
+  const graphControls = new GraphControls(api, store, graph);
   onGraphShown = () => graph.shown();
   const list = new ListPane(api, store);
   const search = new SearchBar(api, caps, store, list);
@@ -191,7 +193,7 @@ async function boot(): Promise<void> {
     }
   });
 
-  window.__vaultgraph = { api, caps, store, graphPane: graph, list, search, detail, editor, progress,
+  window.__vaultgraph = { api, caps, store, graphPane: graph, graphControls, list, search, detail, editor, progress,
     get graph() { return graph.graph; }, get sigma() { return graph.sigma; } };
 
   setView("graph");

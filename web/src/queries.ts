@@ -49,11 +49,18 @@ export const NOTE_FOR_EDIT = `query NoteForEdit($id: ID!) {
   node(id: $id) { ... on Note { ${NOTE_FIELDS} body bodySha256 } }
 }`;
 
-export const GRAPH_VIEW = `query GraphView($center: ID, $hops: Int!, $limit: Int!) {
-  graph(center: $center, hops: $hops, limit: $limit) {
-    truncated
+export const GRAPH_VIEW = `query GraphView($center: ID, $hops: Int!, $limit: Int!, $direction: Direction! = BOTH,
+    $linkTypes: [String!]) {
+  graph(center: $center, hops: $hops, limit: $limit, direction: $direction, linkTypes: $linkTypes) {
+    truncated edgesTruncated
     nodes { ${ITEM_FIELDS} }
     edges { id type origin confidence from { id } to { id } }
+  }
+}`;
+
+export const SHORTEST_PATH = `query ShortestPath($from: ID!, $to: ID!, $direction: Direction! = BOTH, $linkTypes: [String!]) {
+  shortestPath(from: $from, to: $to, maxHops: 5, direction: $direction, linkTypes: $linkTypes) {
+    length nodes { ${ITEM_FIELDS} } links { id type origin from { id } to { id } }
   }
 }`;
 

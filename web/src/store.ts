@@ -72,7 +72,7 @@ type Events = {
   item: string;
   select: string | null;
   filters: void;
-  path: { hitId: string; steps: PathStep[] } | null;
+  path: { hitId: string; steps: PathStep[]; label?: string } | null;
   edit: string | null;
 };
 
