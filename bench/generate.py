@@ -17,7 +17,7 @@ from functools import cached_property
 import numpy as np
 
 from vaultgraph.text.slugify import slugify
-from vaultgraph.text.wikilinks import CONTEXT_CHARS, parse
+from vaultgraph.text.wikilinks import link_context, parse
 
 DIMENSIONS = 384
 LINKS_PER_NOTE = 5
@@ -169,11 +169,6 @@ def _sentences(rng: np.random.Generator, topic: list[str]) -> list[str]:
     return pool
 
 
-def _context(body: str, start: int, end: int) -> str:
-    """The link's `context` exactly as vaultgraph's parser cuts it (CONTEXT_CHARS either side, spaces folded)."""
-    return " ".join(body[max(0, start - CONTEXT_CHARS):min(len(body), end + CONTEXT_CHARS)].split())
-
-
 def _note(rng: np.random.Generator, title: str, topic: int, words: list[str], pool: list[str],
           names: list[str], aliases: list[str | None]) -> tuple[str, list[str], tuple[str, ...]]:
     """The markdown body, each link's context (in order) and the tags."""
@@ -187,7 +182,7 @@ def _note(rng: np.random.Generator, title: str, topic: int, words: list[str], po
     contexts, at = [], 0
     for link in links:
         at = body.index(link, at)
-        contexts.append(_context(body, at, at + len(link)))
+        contexts.append(link_context(body, at, at + len(link)))  # the parser's own cut
         at += len(link)
     return body, contexts, tags
 

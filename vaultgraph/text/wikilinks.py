@@ -27,7 +27,7 @@ from vaultgraph.text.masking import MASK, is_escaped, mask_markup, mask_spans, m
 from vaultgraph.text.resolve import resolve, resolve_workspace
 from vaultgraph.text.tags import find_tags
 
-__all__ = ["CONTEXT_CHARS", "ParsedText", "WikiLink", "parse", "resolve", "resolve_workspace"]
+__all__ = ["CONTEXT_CHARS", "ParsedText", "WikiLink", "link_context", "parse", "resolve", "resolve_workspace"]
 
 CONTEXT_CHARS = 25
 _SPACE = re.compile(r"\s+")
@@ -91,9 +91,11 @@ def _strip_md(target: str) -> str:
     return target[:-3] if target[-3:].lower() == ".md" else target
 
 
-def _context(source: str, start: int, end: int, region: tuple[int, int]) -> str:
-    """About CONTEXT_CHARS either side of the link, whitespace collapsed, in whole words: an edge that would cut a
-    word moves inward to the nearest space (a side that is one word, touching the link, stays as it is)."""
+def link_context(source: str, start: int, end: int, region: tuple[int, int] | None = None) -> str:
+    """About CONTEXT_CHARS either side of the link `source[start:end]` (within `region`, all of `source` by
+    default), whitespace collapsed, in whole words: an edge that would cut a word moves inward to the nearest space
+    (a side that is one word, touching the link, stays as it is)."""
+    region = region or (0, len(source))
     left, right = max(region[0], start - CONTEXT_CHARS), min(region[1], end + CONTEXT_CHARS)
     if left > region[0] and not source[left - 1].isspace():
         space = _SPACE.search(source, left, start)
@@ -137,7 +139,7 @@ def _link(source: str, inner: str, embed: bool, span: tuple[int, int], region: t
         embed=embed,
         start=span[0],
         end=span[1],
-        context=_context(source, span[0], span[1], region),
+        context=link_context(source, span[0], span[1], region),
     )
 
 
@@ -167,7 +169,7 @@ def _find_markdown_links(source: str, scan: str, region: tuple[int, int]) -> Ite
         yield WikiLink(
             target=_strip_md(target.strip()), heading=heading, block=block, alias=text.strip() or None,
             embed=bool(found["bang"]), start=found.start(), end=found.end(),
-            context=_context(source, found.start(), found.end(), region),
+            context=link_context(source, found.start(), found.end(), region),
         )
 
 
