@@ -145,7 +145,8 @@ export class ListPane {
   private renderRow(id: string): void {
     const item = this.store.items.get(id);
     const old = this.list.querySelector<HTMLLIElement>(`li[data-id="${CSS.escape(id)}"]`);
-    if (!item || !old) return;
+    // While a search shows, the rows are its hits (search.ts): a live change must not swap one for a list row.
+    if (!item || !old || this.searching) return;
     old.replaceWith(this.row(item));
     this.markSelected(this.store.selectedId);
   }
