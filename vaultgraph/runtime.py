@@ -38,6 +38,7 @@ from vaultgraph.services.fuzzy_links import FuzzyResolver, save_hook
 from vaultgraph.services.indexing import Indexer, chunking_policy
 from vaultgraph.services.links import LinkService
 from vaultgraph.services.meetings import MeetingService
+from vaultgraph.services.note_renames import DocumentFiles
 from vaultgraph.services.notes import NoteService
 from vaultgraph.services.search import SearchService, search_config
 from vaultgraph.services.suggestions import SuggestionService
@@ -89,7 +90,8 @@ def build_services(settings: Settings, graph: Graph, models: ModelClient, bus: E
     fuzzy = FuzzyResolver(graph, search, models)
     indexer = Indexer(graph, models, chunking_policy(settings))
     notes = NoteService(graph, settings.page_size_max, indexer=save_hook(indexer, fuzzy),
-                        on_deferred=enrichment.notes_queued, workspace=workspace)
+                        on_deferred=enrichment.notes_queued,
+                        files=DocumentFiles(workspace, settings.enrichment_max_bytes))
     sync = WorkspaceSync(graph, workspace, documents, links, enrichment.bus, on_changed=enrichment.enqueue)
     vault = VaultService(notes, documents, links, vault_folders(settings))
     return Services(documents=documents, notes=notes, links=links, vault=vault, enrichment=enrichment,

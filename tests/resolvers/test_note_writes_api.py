@@ -239,6 +239,31 @@ async def test_rename_rewrites_the_links_in_documents_files(server: RunningServe
     assert rescan["rescanWorkspace"]["changed"] == [] and rescan["rescanWorkspace"]["new"] == []
 
 
+async def test_a_rename_leaves_a_file_grown_past_the_limit_alone(server: RunningServer, workspace_root: Path,
+                                                                 tenant: str) -> None:
+    """A document file that grew past the enrichment limit (4 MiB) since it was enriched is not read whole to be
+    rewritten: the file stays byte for byte, and its link becomes a ghost of the old name, as with
+    `rewriteLinks: false`."""
+    target = (await _save(server, title="Old Name", body="x"))["note"]
+    created = await server.data("mutation($i: DocumentInput!) { createDocument(input: $i) { id } }",
+                                {"i": {"path": "guides/big.md", "content": "See [[Old Name]].\n"}})
+    document_id = created["createDocument"]["id"]
+
+    async def links() -> list[tuple[str, bool, Any]]:
+        answer = (await server.data(DOCUMENT_LINKS, {"id": document_id}))["document"]["outgoing"]["edges"]
+        return [(e["node"]["ref"], e["node"]["isGhost"], e["node"]["to"]) for e in answer]
+
+    await eventually(links, lambda edges: edges == [("Old Name", False, {"id": target["id"]})], 120,
+                     "the document's wikilink bound by enrichment")
+    file = workspace_root / "workspace" / tenant / "guides" / "big.md"
+    grown = b"See [[Old Name]].\n" + b"filler line\n" * (4 * 1024 * 1024 // 12 + 1)
+    file.write_bytes(grown)
+
+    await _save(server, id=target["id"], title="New Name", body="x")
+    assert file.read_bytes() == grown
+    assert await links() == [("Old Name", True, None)]
+
+
 async def test_a_rename_writes_the_path_where_the_name_alone_would_lead_elsewhere(server: RunningServer) -> None:
     """Renaming projects/Delta to Beta beside a root note Beta: `[[Delta]]` in a root note becomes
     `[[projects/Beta]]`, since `[[Beta]]` there means the root one (found by the model test of issue 18)."""

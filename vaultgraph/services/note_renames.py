@@ -10,9 +10,12 @@ again when a note takes it."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Collection
+from collections.abc import Awaitable, Callable, Collection, Sequence
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
+import structlog
 from neo4j import AsyncManagedTransaction
 
 from vaultgraph.domain import Document, Item, Note, Principal
@@ -20,12 +23,14 @@ from vaultgraph.graph import documents as document_cypher
 from vaultgraph.graph import items as item_cypher
 from vaultgraph.graph import notes as cypher
 from vaultgraph.services.note_drafts import NoteDraft
-from vaultgraph.services.wikilink_sync import body_key, key_in, resolve_refs, sync_wikilinks
+from vaultgraph.services.wikilink_sync import body_key, key_in, resolve_refs_many, sync_document_text
 from vaultgraph.text.link_edits import Retarget, retarget_links
 from vaultgraph.text.resolve import document_key, key_name, link_key, note_rank
-from vaultgraph.text.wikilinks import WikiLink, parse
+from vaultgraph.text.wikilinks import WikiLink
 from vaultgraph.workspace.files import Workspace, sha256_hex
 from vaultgraph.workspace.formats import decode_text, is_text_name
+
+log = structlog.get_logger(__name__)
 
 # Saves drafts of existing notes in the transaction; the saved notes.
 SaveDrafts = Callable[[AsyncManagedTransaction, Principal, list[NoteDraft]], Awaitable[list[Note]]]
@@ -53,14 +58,18 @@ def retarget(source: Item, keys: Collection[str], note: Note, bare: bool = True)
     return new_target
 
 
-async def name_leads_to(tx: AsyncManagedTransaction, source: Item, note: Note) -> bool:
-    """Whether the renamed note's bare name, written in `source`, resolves to it: with another note that answers
-    to that name first (one in the source's folder, a shorter path), Obsidian writes the path instead."""
+async def names_lead_to(tx: AsyncManagedTransaction, sources: Sequence[Item], note: Note) -> dict[str, bool]:
+    """Source id → whether the renamed note's bare name, written in that source, resolves to it: with another note
+    that answers to that name first (one in the source's folder, a shorter path), Obsidian writes the path instead.
+    One statement for all the sources."""
     name, full = new_names(note)
     if name == full:
-        return True
-    key = key_in(source, name)
-    return key is not None and (await resolve_refs(tx, source, [key])).get(key) == note.id
+        return {source.id: True for source in sources}
+    keys = {source.id: key_in(source, name) for source in sources}
+    asked = [source for source in sources if keys[source.id] is not None]
+    found = await resolve_refs_many(tx, [(source, [str(keys[source.id])]) for source in asked])
+    leads = {source.id: refs.get(str(keys[source.id])) == note.id for source, refs in zip(asked, found, strict=True)}
+    return {source.id: leads.get(source.id, False) for source in sources}
 
 
 def _still_names(row: dict[str, Any], note: Note) -> bool:
@@ -68,42 +77,56 @@ def _still_names(row: dict[str, Any], note: Note) -> bool:
     return key_name(row["key"]) == key_name(note.slug) and note_rank(row["key"], source_key, note.slug) is not None
 
 
-# The largest document file a rename rewrites: beyond it the link is left to become a ghost of the old name.
-MAX_REWRITTEN_FILE_BYTES = 4 * 1024 * 1024
+@dataclass(frozen=True, slots=True)
+class DocumentFiles:
+    """Where a rename rewrites the links in workspace documents' files, and the largest file it reads (the
+    enrichment limit: a larger file was never enriched, so it holds no bound links unless it grew since)."""
+
+    workspace: Workspace
+    max_bytes: int
 
 
-async def _rewrite_files(tx: AsyncManagedTransaction, workspace: Workspace, tenant: str, note: Note,
+async def _rewrite_files(tx: AsyncManagedTransaction, files: DocumentFiles, tenant: str, note: Note,
                          keys: dict[str, set[str]]) -> None:
     """Rewrite the links to `note` in the text files of the documents `keys` names (id → stale keys), then their
     hash and wikilinks in `tx`. The file is written before the commit: should the commit fail, the next rescan
-    finds the file changed and syncs its links from it, so file and graph meet again."""
+    finds the file changed and syncs its links from it, so file and graph meet again. A file grown past the limit
+    is left alone, with a warning: its links become ghosts of the old name, as a rename without rewriting leaves
+    them, and its next rescan skips it."""
     found = await item_cypher.items_by_ids(tx, tenant, sorted(keys))
+    texts: dict[str, tuple[Document, Path, str]] = {}
     for document in found.values():
         if not isinstance(document, Document) or not is_text_name(document.path):
             continue
-        target = workspace.file_for(tenant, document.owner, document.path)
+        target = files.workspace.file_for(tenant, document.owner, document.path)
         try:
-            text = decode_text(await workspace.read(target, MAX_REWRITTEN_FILE_BYTES + 1))
+            data = await files.workspace.read(target, files.max_bytes + 1)
         except FileNotFoundError:
             continue
-        if text is None or len(text.encode()) > MAX_REWRITTEN_FILE_BYTES:
+        if len(data) > files.max_bytes:
+            log.warning("rename left a file's links as ghosts: the file is over the limit", tenant=tenant,
+                        path=document.path, max_bytes=files.max_bytes)
             continue
-        bare = await name_leads_to(tx, document, note)
-        new_text, changed = retarget_links(text, retarget(document, keys[document.id], note, bare))
+        text = decode_text(data)
+        if text is not None:
+            texts[document.id] = (document, target, text)
+    bare = await names_lead_to(tx, [document for document, _, _ in texts.values()], note)
+    for document, target, text in texts.values():
+        new_text, changed = retarget_links(text, retarget(document, keys[document.id], note, bare[document.id]))
         if not changed:
             continue
         data = new_text.encode()
-        await workspace.write(target, data)
+        await files.workspace.write(target, data)
         await document_cypher.set_content(tx, tenant, document.id, sha256_hex(data), len(data))
-        await sync_wikilinks(tx, document, parse(new_text).links, bind_own_refs=False)
+        await sync_document_text(tx, document, new_text)
 
 
 async def follow_rename(
     tx: AsyncManagedTransaction, principal: Principal, note: Note, rewrite: bool, save: SaveDrafts,
-    workspace: Workspace | None = None,
+    files: DocumentFiles | None = None,
 ) -> tuple[Note, ...]:
     """After `note` was renamed in `tx`: rewrite (when `rewrite`) and ghost the links to its old name, in notes and
-    (given the `workspace`) in documents' files; the notes rewritten."""
+    (given `files`) in documents' files; the notes rewritten."""
     tenant = principal.tenant_id
     stale = [row for row in await cypher.inbound_wikilinks(tx, tenant, note.id) if not _still_names(row, note)]
     rewritten: list[Note] = []
@@ -112,13 +135,13 @@ async def follow_rename(
         document_keys: dict[str, set[str]] = {}
         for row in stale:
             (keys if row["sourceIsNote"] else document_keys).setdefault(row["sourceId"], set()).add(row["key"])
-        if document_keys and workspace is not None:
-            await _rewrite_files(tx, workspace, tenant, note, document_keys)
+        if document_keys and files is not None:
+            await _rewrite_files(tx, files, tenant, note, document_keys)
         stored = await cypher.notes_by_ids(tx, tenant, sorted(keys)) if keys else {}
+        bare = await names_lead_to(tx, list(stored.values()), note)
         drafts: list[NoteDraft] = []
         for source in stored.values():
-            bare = await name_leads_to(tx, source, note)
-            body, changed = retarget_links(source.body, retarget(source, keys[source.id], note, bare))
+            body, changed = retarget_links(source.body, retarget(source, keys[source.id], note, bare[source.id]))
             if changed:
                 drafts.append(NoteDraft(id=source.id, title=source.title, slug=source.slug, body=body,
                                         if_body_sha256=source.body_sha256, rewrite_links=False))

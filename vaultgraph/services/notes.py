@@ -38,14 +38,14 @@ from vaultgraph.services.note_drafts import (
     is_kind,
 )
 from vaultgraph.services.note_query import parse_order, parse_where
-from vaultgraph.services.note_renames import follow_rename
+from vaultgraph.services.note_renames import DocumentFiles, follow_rename
 from vaultgraph.services.pagination import Window, decode_cursor, encode_cursor, page_size, timestamp_cursor, window
 from vaultgraph.services.wikilink_sync import LinkJob, sync_wikilinks_many
 from vaultgraph.text.properties import PropertiesError, set_properties
 from vaultgraph.text.resolve import key_name
 from vaultgraph.text.slugify import slugify
 from vaultgraph.text.wikilinks import ParsedText, parse
-from vaultgraph.workspace import Workspace, sha256_hex
+from vaultgraph.workspace import sha256_hex
 
 # The drafts and results are this module's API too (callers import them from here).
 __all__ = ["KEEP", "AfterSave", "DayField", "Keep", "NoteDraft", "NoteFilter", "NotePatch", "NoteService", "SaveResult",
@@ -154,9 +154,9 @@ def slug_in_place(existing: Note, title: str) -> str:
 class NoteService:
     def __init__(self, graph: Graph, max_page_size: int, indexer: Indexer | None = None,
                  batch_size: int = SAVE_BATCH, on_deferred: OnDeferred | None = None,
-                 workspace: Workspace | None = None) -> None:
+                 files: DocumentFiles | None = None) -> None:
         self.graph = graph
-        self.workspace = workspace  # where a rename rewrites the links in documents' files
+        self.files = files  # where a rename rewrites the links in documents' files
         self.max_page_size = max_page_size
         self.indexer = indexer
         self.batch_size = batch_size
@@ -369,7 +369,7 @@ class NoteService:
         first = outcomes[0] if outcomes else None
         if isinstance(first, SaveResult) and first.renamed:
             rewritten = await follow_rename(tx, principal, first.note, batch[0].draft.rewrite_links,
-                                            self._save_drafts_tx, self.workspace)
+                                            self._save_drafts_tx, self.files)
             own = next((note for note in rewritten if note.id == first.note.id), first.note)  # it linked to itself
             outcomes[0] = replace(first, note=own, rewritten=rewritten)
         if after is not None and isinstance(outcomes[0], SaveResult):

@@ -26,7 +26,7 @@ from vaultgraph.domain import Item, Note, Scope
 from vaultgraph.graph import wikilinks as cypher
 from vaultgraph.graph.links import WriteCount
 from vaultgraph.text.resolve import document_key, document_name, document_rank, key_name, link_key, note_rank
-from vaultgraph.text.wikilinks import WikiLink
+from vaultgraph.text.wikilinks import WikiLink, parse
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,8 +187,15 @@ async def resolve_refs(
     """key → target id for the keys that name an existing note or document an `edge_type` edge of the item may
     bind to. In a write transaction that then links by these keys, `lock_names` them first (`key_name`), as the
     sync does."""
-    [found] = await _resolve(tx, [(item, keys)], edge_type)
-    return {key: target.id for key, target in found.items()}
+    [found] = await resolve_refs_many(tx, [(item, keys)], edge_type)
+    return found
+
+
+async def resolve_refs_many(
+    tx: AsyncManagedTransaction, wants: Sequence[tuple[Item, list[str]]], edge_type: str = "WIKILINK"
+) -> list[dict[str, str]]:
+    """`resolve_refs` for several (item, keys) of one tenant, in one statement."""
+    return [{key: target.id for key, target in found.items()} for found in await _resolve(tx, wants, edge_type)]
 
 
 async def _named(
@@ -278,6 +285,12 @@ async def sync_wikilinks(
     """Diff the item's wikilink edges against `links` (None: text unchanged, leave them) and bind ghosts."""
     [sync] = await sync_wikilinks_many(tx, [LinkJob(item, links, bind_own_refs)])
     return sync
+
+
+async def sync_document_text(tx: AsyncManagedTransaction, document: Item, text: str) -> LinkSync:
+    """A document's text changed (enriched or rewritten by a rename): its WIKILINK edges follow the links parsed
+    from it. Its own names did not change, so nothing else moves to it."""
+    return await sync_wikilinks(tx, document, parse(text).links, bind_own_refs=False)
 
 
 async def sync_wikilinks_many(tx: AsyncManagedTransaction, jobs: Sequence[LinkJob]) -> list[LinkSync]:

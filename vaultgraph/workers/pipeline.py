@@ -27,8 +27,7 @@ from vaultgraph.graph.session import Graph
 from vaultgraph.models import ModelClient, ModelError
 from vaultgraph.services.indexing import current_model
 from vaultgraph.services.taxonomy import Taxonomy, tenant_taxonomy
-from vaultgraph.services.wikilink_sync import sync_wikilinks
-from vaultgraph.text.wikilinks import parse
+from vaultgraph.services.wikilink_sync import sync_document_text
 from vaultgraph.workers.classify import NO_CHAT_DETAIL, LinkClassifier
 from vaultgraph.workers.jobs import Job, Outcome, Result, active
 from vaultgraph.workers.prepare import read_for_enrichment
@@ -329,6 +328,6 @@ class Pipeline:
         for job in jobs:
             document = await cypher.held_document(tx, tenant, job.id, self.config.worker_id)
             if document is not None:
-                await sync_wikilinks(tx, document, parse(job.content or "").links, bind_own_refs=False)
+                await sync_document_text(tx, document, job.content or "")
                 held.add(job.id)
         return held
