@@ -133,3 +133,12 @@ async def test_found_an_imported_note_exports_under_its_new_name(world: World) -
     await world.rename(0, BETA, "Gamma Ray")
     await world.check(0)
     await world.round_trips(0)
+
+
+async def test_found_a_blank_capture_is_refused_and_makes_no_day_note(world: World) -> None:
+    """Found by the 2,000-step run (2026-12-02): captureNote of blank text is refused with INVALID_INPUT; the
+    machine expected it accepted. Nothing is made: the day's note does not exist after."""
+    await world.capture(0, "2026-06-09", "\n\n")
+    await world.check(0)
+    await world.capture(0, "2026-06-09", "a [[Beta]] thought")
+    await world.check(0)

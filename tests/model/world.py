@@ -223,9 +223,12 @@ class World:
 
     async def capture(self, n: int, day: str, text: str) -> None:
         """captureNote appends a bullet to the day's note `daily/<day>` (made from its template when there is none);
-        the links are those of the new body."""
+        the links are those of the new body. Blank text is refused (INVALID_INPUT) and changes nothing."""
         t = self.tenants[n]
         note = t.vault.by_slug(note_slug("daily", day))
+        if not text.strip():  # nothing to capture: refused, and the day's note is not made for it
+            await self.refused(t, CAPTURE, {"text": text, "day": day}, "INVALID_INPUT")
+            return
         saved = (await self.ask(t, CAPTURE, {"text": text, "day": day}, creates=True))["captureNote"]
         before = note.body if note is not None else f"# {day}\n"
         body: str = saved["body"]
