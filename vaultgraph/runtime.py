@@ -103,6 +103,10 @@ def build_services(settings: Settings, graph: Graph, models: ModelClient, bus: E
                     days=DayService(notes))
 
 
+# The longest a stopping runtime waits for its startup embedding-model check to finish.
+MODEL_CHECK_SECONDS = 10.0
+
+
 @dataclass
 class Runtime:
     """Everything one process runs, built from one `Settings`; enter `running()` to start it."""
@@ -151,11 +155,14 @@ class Runtime:
             if self.workers is not None:
                 await self.workers.stop()  # before the driver closes: it gives the held leases back
             await self.bus.aclose()
-            for task in (monitor, check):
-                if task is not None:
-                    task.cancel()
-                    with contextlib.suppress(asyncio.CancelledError):
-                        await task
+            if check is not None:
+                # Waited for, not cancelled: a Bolt read cancelled midway leaves its socket to the garbage
+                # collector (a ResourceWarning after a short CLI command); the check is one read, and bounded.
+                with contextlib.suppress(Exception, asyncio.CancelledError):
+                    await asyncio.wait_for(check, MODEL_CHECK_SECONDS)
+            monitor.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await monitor
             await self._close()
 
     async def _check_models(self) -> None:
