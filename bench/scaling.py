@@ -30,8 +30,8 @@ from tests.support.cluster import Process, base_env, start_worker, wait_ready  #
 from tests.support.openai_server import OpenAICompatibleServer, run_openai_server  # noqa: E402
 from tests.support.redis import running_redis  # noqa: E402
 from vaultgraph.domain import Document, Principal  # noqa: E402
-from vaultgraph.events import DocumentStageChanged  # noqa: E402
-from vaultgraph.events_redis import RedisBus  # noqa: E402
+from vaultgraph.events.bus import DocumentStageChanged  # noqa: E402
+from vaultgraph.events.redis import RedisBus  # noqa: E402
 from vaultgraph.graph import enrichment as cypher  # noqa: E402
 from vaultgraph.graph.migrations import apply_migrations  # noqa: E402
 from vaultgraph.graph.session import Graph  # noqa: E402

@@ -12,7 +12,7 @@ import pytest
 from tests.workers.conftest import Harness
 from vaultgraph.domain import EnrichmentStage, Principal, Scope
 from vaultgraph.errors import NotFound
-from vaultgraph.events import DocumentQueued
+from vaultgraph.events.bus import DocumentQueued
 from vaultgraph.graph import enrichment as cypher
 from vaultgraph.graph.session import Graph
 from vaultgraph.models import LocalModelClient

@@ -15,7 +15,7 @@ from typing import Any
 from neo4j import AsyncManagedTransaction
 
 from vaultgraph.domain import Document, EnrichmentStage
-from vaultgraph.events import DocumentStageChanged
+from vaultgraph.events.bus import DocumentStageChanged
 from vaultgraph.graph.migrations import embedded_label, vector_index_name
 from vaultgraph.graph.records import document_from_node, to_datetime
 from vaultgraph.graph.vectors import VectorModel, from_model, is_stale, set_vector

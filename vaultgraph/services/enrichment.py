@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 
 from vaultgraph.domain import Document, EnrichmentStage, Principal
 from vaultgraph.errors import LimitExceeded, NotFound
-from vaultgraph.events import (
+from vaultgraph.events.bus import (
     DocumentQueued,
     DocumentStageChanged,
     Event,

@@ -21,7 +21,7 @@ from neo4j import AsyncManagedTransaction
 
 from vaultgraph.domain import Document, EnrichmentStage
 from vaultgraph.errors import AppError
-from vaultgraph.events import DocumentStageChanged, EventBus
+from vaultgraph.events.bus import DocumentStageChanged, EventBus
 from vaultgraph.graph import enrichment as cypher
 from vaultgraph.graph.session import Graph
 from vaultgraph.models import ModelClient, ModelError

@@ -21,7 +21,7 @@ import structlog
 
 from vaultgraph.config import Settings
 from vaultgraph.domain import EnrichmentStage
-from vaultgraph.events import DocumentQueued, Event, EventBus, NotesIndexing, Subscription
+from vaultgraph.events.bus import DocumentQueued, Event, EventBus, NotesIndexing, Subscription
 from vaultgraph.graph import enrichment as cypher
 from vaultgraph.graph.session import Graph
 from vaultgraph.models import ModelClient
