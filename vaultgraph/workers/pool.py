@@ -22,7 +22,8 @@ import structlog
 from vaultgraph.config import Settings
 from vaultgraph.domain import EnrichmentStage
 from vaultgraph.events.bus import DocumentQueued, Event, EventBus, NotesIndexing, Subscription
-from vaultgraph.graph import enrichment as cypher
+from vaultgraph.graph import enrichment_claims as claim_cypher
+from vaultgraph.graph import enrichment_stages as stage_cypher
 from vaultgraph.graph.session import Graph
 from vaultgraph.models import ModelClient
 from vaultgraph.services.indexing import current_model
@@ -165,7 +166,7 @@ class WorkerPool:
         if release_leases:
             for tenant_id, ids in held:
                 try:
-                    await self.graph.write(cypher.release, tenant_id, ids, self.worker_id)
+                    await self.graph.write(claim_cypher.release, tenant_id, ids, self.worker_id)
                 except Exception as exc:  # their leases run out on their own; nothing is lost
                     log.warning("could not release leases", tenant=tenant_id, reason=str(exc))
             if self.notes is not None:
@@ -186,7 +187,7 @@ class WorkerPool:
     async def sweep(self) -> int:
         """Queue every claimable unfinished document; returns how many were new to the queue."""
         tenants = sorted(self.config.tenants) if self.config.tenants is not None else None
-        pending = await self.graph.read(cypher.claimable, tenants, SWEEP_LIMIT)
+        pending = await self.graph.read(claim_cypher.claimable, tenants, SWEEP_LIMIT)
         before = len(self.queue)
         for item in pending:
             if not self._in_flight(item.tenant_id, item.document_id):
@@ -196,7 +197,7 @@ class WorkerPool:
     async def announce_overdue(self) -> int:
         """Publish the final stages that a dead worker committed but never announced; returns how many."""
         tenants = sorted(self.config.tenants) if self.config.tenants is not None else None
-        owed = await self.graph.write(cypher.overdue_announcements, tenants, SWEEP_LIMIT)
+        owed = await self.graph.write(stage_cypher.overdue_announcements, tenants, SWEEP_LIMIT)
         for event in owed:
             await self.bus.publish(event)
         return len(owed)
@@ -219,7 +220,7 @@ class WorkerPool:
         from another embedding model; returns how many were re-embedded."""
         tenants = sorted(self.config.tenants) if self.config.tenants is not None else None
         model = current_model(self.pipeline.models)
-        stale = await self.graph.read(cypher.stale_embeddings, tenants, model, self.config.batch_size * 20)
+        stale = await self.graph.read(claim_cypher.stale_embeddings, tenants, model, self.config.batch_size * 20)
         by_tenant: dict[str, list[str]] = {}
         for item in stale:
             by_tenant.setdefault(item.tenant_id, []).append(item.document_id)
@@ -229,7 +230,7 @@ class WorkerPool:
                 if self.queue:
                     return done  # enrichment first
                 async with self._slots:
-                    claimed = await self.graph.write(cypher.claim_stale_embeddings, tenant_id,
+                    claimed = await self.graph.write(claim_cypher.claim_stale_embeddings, tenant_id,
                                                      ids[start:start + self.config.batch_size], self.worker_id,
                                                      model, self.config.lease_seconds)
                     if claimed:
@@ -254,7 +255,7 @@ class WorkerPool:
                 if not held.ids:
                     continue
                 try:
-                    await self.graph.write(cypher.renew_leases, held.tenant_id, sorted(held.ids), self.worker_id,
+                    await self.graph.write(claim_cypher.renew_leases, held.tenant_id, sorted(held.ids), self.worker_id,
                                            self.config.lease_seconds)
                 except Exception as exc:  # the next write of the batch finds out whether the claim survived
                     log.warning("lease renewal failed", tenant=held.tenant_id, reason=str(exc))
@@ -286,7 +287,7 @@ class WorkerPool:
         self._held.append(held)
         jobs: list[Job] = []
         try:
-            claimed = await self.graph.write(cypher.claim, tenant, batch.document_ids, self.worker_id,
+            claimed = await self.graph.write(claim_cypher.claim, tenant, batch.document_ids, self.worker_id,
                                              self.config.lease_seconds)
             held.ids = {c.document.id for c in claimed}
             # Claims lock in id order (no deadlocks between workers); the batch runs in the order it was queued.
@@ -304,10 +305,10 @@ class WorkerPool:
         finally:
             self._held.remove(held)
 
-    def _first_attempt(self, claimed: cypher.Claimed) -> int:
+    def _first_attempt(self, claimed: claim_cypher.Claimed) -> int:
         # A document found mid-pipeline was interrupted (its worker died): that run counts as an attempt, so a
         # document that crashes workers cannot loop forever.
-        interrupted = claimed.document.enrichment.stage not in (EnrichmentStage.QUEUED, *cypher.FINAL_STAGES)
+        interrupted = claimed.document.enrichment.stage not in (EnrichmentStage.QUEUED, *stage_cypher.FINAL_STAGES)
         return claimed.attempt + 1 if interrupted else 1
 
     async def _attempts(self, tenant: str, jobs: list[Job]) -> None:
