@@ -164,8 +164,8 @@ async def test_a_new_embedding_model_re_embeds_finished_documents_in_the_backgro
         embedding_dimensions=384, timeout_seconds=5.0, max_retries=0))
     try:
         pool = harness.pool(newer, sweep_seconds=3600)  # not started: run the background step by hand
-        assert await pool.reembed_stale() == 3
-        assert await pool.reembed_stale() == 0
+        assert await pool.reembedding.run_once() == 3
+        assert await pool.reembedding.run_once() == 0
     finally:
         await newer.aclose()
     tenant = harness.principal.tenant_id
