@@ -29,7 +29,7 @@ sys.path.insert(0, str(REPO))
 from tests.support.openai_server import OpenAICompatibleServer, run_openai_server  # noqa: E402
 from vaultgraph.config import Settings  # noqa: E402
 from vaultgraph.domain import EnrichmentStage, Principal  # noqa: E402
-from vaultgraph.events import DocumentStageChanged, InProcessBus  # noqa: E402
+from vaultgraph.events.bus import DocumentStageChanged, InProcessBus  # noqa: E402
 from vaultgraph.graph.migrations import apply_migrations  # noqa: E402
 from vaultgraph.graph.session import Graph  # noqa: E402
 from vaultgraph.models import LocalModelClient, ModelClient, ModelConfig, OpenAIModelClient  # noqa: E402

@@ -30,9 +30,9 @@ from tests.support.cluster import Process, base_env, start_worker, wait_ready  #
 from tests.support.openai_server import OpenAICompatibleServer, run_openai_server  # noqa: E402
 from tests.support.redis import running_redis  # noqa: E402
 from vaultgraph.domain import Document, Principal  # noqa: E402
-from vaultgraph.events import DocumentStageChanged  # noqa: E402
-from vaultgraph.events_redis import RedisBus  # noqa: E402
-from vaultgraph.graph import enrichment as cypher  # noqa: E402
+from vaultgraph.events.bus import DocumentStageChanged  # noqa: E402
+from vaultgraph.events.redis import RedisBus  # noqa: E402
+from vaultgraph.graph import enrichment_progress as progress_cypher  # noqa: E402
 from vaultgraph.graph.migrations import apply_migrations  # noqa: E402
 from vaultgraph.graph.session import Graph  # noqa: E402
 from vaultgraph.services.documents import DocumentDraft, DocumentService  # noqa: E402
@@ -77,7 +77,7 @@ async def measure(workers: int, args: argparse.Namespace, uri: str, redis_url: s
                 if not pending:
                     break
             elapsed = time.perf_counter() - started
-        counts = await graph.read(cypher.stage_counts, tenant, None)
+        counts = await graph.read(progress_cypher.stage_counts, tenant, None)
         print(f"  {workers} worker process{'es' if workers > 1 else ''}: {args.documents} documents in "
               f"{elapsed:.1f} s = {args.documents / elapsed:.2f} documents/s "
               f"(stages {counts}; {model.count('chat') - chat_before} chat calls)", flush=True)

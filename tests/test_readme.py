@@ -1,4 +1,5 @@
-"""The README stays true: every setting appears in its configuration table."""
+"""The README stays true: every setting appears in its configuration table, its Layout names every package and
+top-level module of vaultgraph (and nothing that is not there), and its tour runs as written."""
 
 from __future__ import annotations
 
@@ -10,7 +11,9 @@ import pytest
 from tests.support.server import RunningServer
 from vaultgraph.config import Settings
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+PACKAGE = ROOT / "vaultgraph"
 
 
 def _env_names() -> list[str]:
@@ -26,6 +29,30 @@ def test_every_setting_is_documented() -> None:
     text = README.read_text()
     missing = [name for name in _env_names() if f"`{name}`" not in text]
     assert not missing, f"add these settings to the README's configuration table: {missing}"
+
+
+def _layout_of_the_package() -> str:
+    """The `vaultgraph/` part of the Layout section's tree: from its line to the next line that is not indented."""
+    text = README.read_text()
+    section = text[text.index("## Layout\n") :]
+    block = section[section.index("```\n") + 4 : section.index("\n```", section.index("```\n") + 4)]
+    lines = block.splitlines()
+    start = lines.index("vaultgraph/")
+    end = next((n for n in range(start + 1, len(lines)) if not lines[n].startswith(" ")), len(lines))
+    return "\n".join(lines[start + 1 : end])
+
+
+def test_the_layout_names_every_package_and_module() -> None:
+    layout = _layout_of_the_package()
+    here = {f"{p.name}/" for p in PACKAGE.iterdir() if (p / "__init__.py").is_file()}
+    here |= {p.name for p in PACKAGE.glob("*.py") if p.name != "__init__.py"}
+    named = set(re.findall(r"(?<![\w/.])([a-z_0-9]+(?:/|\.py))(?![\w/])", layout))
+    missing = sorted(here - named)
+    assert not missing, f"name these in the README's Layout section, with what each owns: {missing}"
+    # Each entry of the tree (the first name on a line at the package's level) is a package or module that exists.
+    entries = {line.split()[0] for line in layout.splitlines() if re.match(r"  [a-z]", line)}
+    gone = sorted(entries - here)
+    assert not gone, f"the README's Layout names what vaultgraph/ no longer has: {gone}"
 
 
 def _tour_blocks() -> list[str]:

@@ -18,7 +18,7 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metri
 from prometheus_client.registry import Collector
 
 from vaultgraph.domain import EnrichmentStage
-from vaultgraph.events import DocumentStageChanged, Event, EventBus, Overflow
+from vaultgraph.events.bus import DocumentStageChanged, Event, EventBus, Overflow
 from vaultgraph.lru import Lru
 
 MAX_OPERATION_NAMES = 200

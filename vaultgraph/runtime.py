@@ -20,8 +20,8 @@ import structlog
 
 from vaultgraph.config import Settings
 from vaultgraph.errors import Unavailable
-from vaultgraph.events import EventBus
-from vaultgraph.events_redis import build_event_bus
+from vaultgraph.events.bus import EventBus
+from vaultgraph.events.redis import build_event_bus
 from vaultgraph.graph.session import Graph
 from vaultgraph.health import Neo4jMonitor
 from vaultgraph.interop.vault import VaultService

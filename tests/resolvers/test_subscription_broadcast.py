@@ -17,7 +17,7 @@ from tests.support.graphql_ws import GraphQLWebSocket, graphql_ws
 from tests.support.server import RunningServer, run_server
 from vaultgraph.config import Settings
 from vaultgraph.domain import EnrichmentStage
-from vaultgraph.events import DocumentStageChanged
+from vaultgraph.events.bus import DocumentStageChanged
 from vaultgraph.graph.session import Graph
 from vaultgraph.schema.broadcast import SharedResults
 from vaultgraph.services.auth import ApiKeyService

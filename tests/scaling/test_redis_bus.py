@@ -12,7 +12,7 @@ import redis.asyncio as aioredis
 
 from tests.support.redis import RedisServer
 from vaultgraph.domain import EnrichmentStage
-from vaultgraph.events import (
+from vaultgraph.events.bus import (
     DocumentQueued,
     DocumentStageChanged,
     Event,
@@ -21,7 +21,7 @@ from vaultgraph.events import (
     SubscriberTooSlow,
     WorkspaceScanProgress,
 )
-from vaultgraph.events_redis import RedisBus, build_event_bus, channel, decode, encode
+from vaultgraph.events.redis import RedisBus, build_event_bus, channel, decode, encode
 
 pytestmark = [pytest.mark.scaling]
 

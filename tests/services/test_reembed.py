@@ -1,5 +1,6 @@
-"""A changed embedding model: the stored vectors of the old one are detected, ignored by search, and `vaultgraph
-reembed` makes them again until every note, document and chunk records the new model (issue 21, item 4).
+"""A changed embedding model, or a changed dimension under the same model name: the stored vectors of the old one
+are detected, ignored by search, and `vaultgraph reembed` makes them again until every note, document and chunk
+records the new model and dimension (issue 21, item 4).
 
 Everything is real: a server with its enrichment workers embeds with model A through the test embedding server
 (tests/support/openai_server.py, driven by the `openai` client), then a server configured with model B searches,
@@ -48,10 +49,17 @@ def embedder() -> Iterator[OpenAICompatibleServer]:
         yield server
 
 
-def with_model(settings: Settings, embedder: OpenAICompatibleServer, model: str) -> Settings:
+@pytest.fixture(scope="module")
+def redeployed() -> Iterator[OpenAICompatibleServer]:
+    """The embedding server redeployed: the same model names, 64-dimensional vectors."""
+    with OpenAICompatibleServer(embedding_dimensions=64) as server:
+        yield server
+
+
+def with_model(settings: Settings, embedder: OpenAICompatibleServer, model: str, dimensions: int = 384) -> Settings:
     return settings.model_copy(update={"openai_base_url": embedder.base_url, "openai_api_key": "sk-test",
                                        "chat_model": "test-chat", "embedding_model": model,
-                                       "embedding_dimensions": 384, "model_max_retries": 0})
+                                       "embedding_dimensions": dimensions, "model_max_retries": 0})
 
 
 async def _vectors(graph: Graph, tenant: str) -> list[tuple[str, str, int]]:
@@ -75,13 +83,10 @@ async def _enriched(server: RunningServer, document_id: str) -> None:
         await asyncio.sleep(0.1)
 
 
-async def test_a_changed_model_is_detected_ignored_by_search_and_reembed_converges(
-    settings: Settings, embedder: OpenAICompatibleServer, graph: Graph, tenant: str,
-    capsys: pytest.CaptureFixture[str],
-) -> None:
-    model_a = with_model(settings, embedder, "test-embed-a")
-    model_b = with_model(settings, embedder, "test-embed-b")
-    async with run_shared_server(model_a, tenant) as shared:
+async def _seed(settings: Settings, tenant: str) -> str:
+    """A short note (its own vector), a long one (chunks too) and an enriched document, embedded as `settings`
+    say; returns the short note's id."""
+    async with run_shared_server(settings, tenant) as shared:
         server = shared.for_tenant(tenant)
         short = (await server.data(SAVE, {"input": {"title": "Sourdough",
                                                     "body": "Feed the starter flour and water."}}))["saveNote"]
@@ -90,9 +95,18 @@ async def test_a_changed_model_is_detected_ignored_by_search_and_reembed_converg
         document = (await server.data(DOCUMENT, {"input": {"path": "ops/tides.md",
                                                            "content": "# Tides\n\nThe moon raises the sea."}}))
         await _enriched(server, document["createDocument"]["id"])
+    return str(short["note"]["id"])
+
+
+async def test_a_changed_model_is_detected_ignored_by_search_and_reembed_converges(
+    settings: Settings, embedder: OpenAICompatibleServer, graph: Graph, tenant: str,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    model_a = with_model(settings, embedder, "test-embed-a")
+    model_b = with_model(settings, embedder, "test-embed-b")
+    short_id = await _seed(model_a, tenant)
     before = await _vectors(graph, tenant)
-    kinds = {kind for kind, _, _ in before}
-    assert kinds == {"note", "document", "chunk"}, before
+    assert {kind for kind, _, _ in before} == {"note", "document", "chunk"}, before
     assert {(model, dims) for _, model, dims in before} == {("test-embed-a", 384)}
 
     # Model B configured: a process that starts warns (one sharded to this tenant, as the suite's servers are:
@@ -131,10 +145,62 @@ async def test_a_changed_model_is_detected_ignored_by_search_and_reembed_converg
         assert f"{len(before) - 2}/{len(before) - 2}" in err  # the progress lines reached the end
 
         hits = (await server.data(SEARCH, {"q": "starter flour and water"}))["search"]
-        assert hits and hits[0]["item"]["id"] == short["note"]["id"] and hits[0]["vectorScore"] is not None
+        assert hits and hits[0]["item"]["id"] == short_id and hits[0]["vectorScore"] is not None
 
     after = await _vectors(graph, tenant)
     assert [(kind, model, dims) for kind, model, dims in after] == [(k, "test-embed-b", 384) for k, _, _ in before]
     assert await asyncio.to_thread(cli.main, ["reembed", "--tenant", tenant, "--json"], model_b) == 0
+    again = json.loads(capsys.readouterr().out)
+    assert again["reembedded"] == {} and again["left"] == 0
+
+
+# Nodes of the tenant that still carry a vector label of this dimension (the label puts a node in that index).
+LABELLED = "MATCH (n {tenantId: $tenant}) WHERE $label IN labels(n) RETURN count(n) AS n"
+
+
+async def _labelled(graph: Graph, tenant: str, dimensions: int) -> int:
+    async def read(tx: AsyncManagedTransaction) -> int:
+        record = await (await tx.run(LABELLED, tenant=tenant, label=f"Embedded{dimensions}")).single()
+        return int(record["n"]) if record else 0
+
+    return await graph.read(read)
+
+
+async def test_a_changed_dimension_under_the_same_model_name_is_stale_and_reembed_converges(
+    settings: Settings, embedder: OpenAICompatibleServer, redeployed: OpenAICompatibleServer, graph: Graph,
+    tenant: str, capsys: pytest.CaptureFixture[str],
+) -> None:
+    # The model name stays while its vectors shrink (a server redeployed under the same name, configured with
+    # VAULTGRAPH_EMBEDDING_DIMENSIONS=64): a check of the name alone would see nothing to do, while every stored
+    # vector sits in the 384-dimension index that queries of 64 dimensions never search.
+    short_id = await _seed(with_model(settings, embedder, "test-embed-a"), tenant)
+    before = await _vectors(graph, tenant)
+    assert {kind for kind, _, _ in before} == {"note", "document", "chunk"}, before
+    assert {(model, dims) for _, model, dims in before} == {("test-embed-a", 384)}
+
+    narrow = with_model(settings, redeployed, "test-embed-a", dimensions=64)
+    capsys.readouterr()
+    assert await asyncio.to_thread(cli.main, ["reembed", "--tenant", tenant, "--dry-run", "--json"], narrow) == 0
+    pending = json.loads(capsys.readouterr().out)
+    assert pending["pending"] == len(before) and pending["model"] == "test-embed-a/64"
+    assert {row["model"] for row in pending["byModel"]} == {"test-embed-a/384"}
+
+    async with run_shared_server(narrow.model_copy(update={"enrichment_workers": False}), tenant) as shared:
+        server = shared.for_tenant(tenant)
+        assert (await server.data(SEARCH, {"q": "starter flour and water"}))["search"] == []
+
+        assert await asyncio.to_thread(cli.main, ["reembed", "--tenant", tenant, "--json"], narrow) == 0
+        report = json.loads(capsys.readouterr().out)
+        assert sum(report["reembedded"].values()) == len(before) and report["left"] == 0
+        assert report["model"] == "test-embed-a/64" and report["error"] is None
+        assert {request.body["model"] for request in redeployed.requests("embeddings")} == {"test-embed-a"}
+
+        hits = (await server.data(SEARCH, {"q": "starter flour and water"}))["search"]
+        assert hits and hits[0]["item"]["id"] == short_id and hits[0]["vectorScore"] is not None
+
+    after = await _vectors(graph, tenant)  # it also checks each vector's length is the dimension it records
+    assert after == [(kind, "test-embed-a", 64) for kind, _, _ in before]
+    assert (await _labelled(graph, tenant, 384), await _labelled(graph, tenant, 64)) == (0, len(before))
+    assert await asyncio.to_thread(cli.main, ["reembed", "--tenant", tenant, "--json"], narrow) == 0
     again = json.loads(capsys.readouterr().out)
     assert again["reembedded"] == {} and again["left"] == 0

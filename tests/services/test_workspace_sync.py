@@ -13,7 +13,7 @@ from vaultgraph import cli, file_walk
 from vaultgraph.config import Settings
 from vaultgraph.domain import Document, Owner, Principal, Scope
 from vaultgraph.errors import Conflict, InvalidInput, LimitExceeded, NotFound
-from vaultgraph.events import InProcessBus, WorkspaceScanProgress
+from vaultgraph.events.bus import InProcessBus, WorkspaceScanProgress
 from vaultgraph.graph.session import Graph
 from vaultgraph.services import workspace_sync
 from vaultgraph.services.documents import DocumentDraft, DocumentFilter, DocumentService

@@ -24,7 +24,7 @@ from tests.support.waiting import eventually
 from vaultgraph import file_walk
 from vaultgraph.config import Settings
 from vaultgraph.domain import Principal
-from vaultgraph.events import InProcessBus
+from vaultgraph.events.bus import InProcessBus
 from vaultgraph.graph.session import Graph
 from vaultgraph.services.documents import DocumentFilter, DocumentService
 from vaultgraph.services.links import LinkService

@@ -15,7 +15,7 @@ import pytest
 from tests.support.openai_server import OpenAICompatibleServer, run_openai_server
 from vaultgraph.config import Settings
 from vaultgraph.domain import Document, EnrichmentStage, Principal
-from vaultgraph.events import DocumentStageChanged, Event, InProcessBus, Subscription
+from vaultgraph.events.bus import DocumentStageChanged, Event, InProcessBus, Subscription
 from vaultgraph.graph.session import Graph
 from vaultgraph.models import LocalEmbedder, LocalModelClient, ModelClient, ModelConfig, OpenAIModelClient
 from vaultgraph.services.documents import DocumentDraft, DocumentService

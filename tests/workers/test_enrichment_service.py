@@ -12,8 +12,9 @@ import pytest
 from tests.workers.conftest import Harness
 from vaultgraph.domain import EnrichmentStage, Principal, Scope
 from vaultgraph.errors import NotFound
-from vaultgraph.events import DocumentQueued
-from vaultgraph.graph import enrichment as cypher
+from vaultgraph.events.bus import DocumentQueued
+from vaultgraph.graph import enrichment_claims as claim_cypher
+from vaultgraph.graph import enrichment_stages as stage_cypher
 from vaultgraph.graph.session import Graph
 from vaultgraph.models import LocalModelClient
 from vaultgraph.services.enrichment import Progress
@@ -29,8 +30,8 @@ async def take(stream: AsyncGenerator[T, None], count: int) -> list[T]:
 
 async def fail_one(harness: Harness, graph: Graph, document_id: str) -> None:
     tenant = harness.principal.tenant_id
-    [claimed] = await graph.write(cypher.claim, tenant, [document_id], "w", 30.0)
-    await graph.write(cypher.end_with, tenant, "w", EnrichmentStage.FAILED,
+    [claimed] = await graph.write(claim_cypher.claim, tenant, [document_id], "w", 30.0)
+    await graph.write(stage_cypher.end_with, tenant, "w", EnrichmentStage.FAILED,
                       [{"id": claimed.document.id, "error": "model down", "attempt": 3}], 30.0)
 
 

@@ -19,7 +19,7 @@ from tests.workers.conftest import (
     summary_titles,
 )
 from vaultgraph.domain import EnrichmentStage
-from vaultgraph.graph import enrichment as cypher
+from vaultgraph.graph import enrichment_stages as stage_cypher
 from vaultgraph.graph.migrations import embedded_label
 from vaultgraph.graph.session import Graph
 from vaultgraph.models import LocalModelClient, OpenAIModelClient
@@ -105,7 +105,7 @@ async def test_similar_documents_get_an_agent_link_with_the_similarity_as_confid
     [link] = [e for e in await edges(graph, harness.principal.tenant_id, second.id) if e["type"] == "EXTENDS"]
     assert link["targetId"] == first.id
     assert link["origin"] == "agent"
-    assert link["classifiedBy"] == cypher.CLASSIFIED_BY
+    assert link["classifiedBy"] == stage_cypher.CLASSIFIED_BY
     vectors = [np.asarray(hashed_embedding(embedding_text(d.title, d.path, SAME_SUMMARY), 384))
                for d in (first, second)]
     assert link["confidence"] == pytest.approx(float(vectors[0] @ vectors[1]), abs=1e-3)
@@ -136,7 +136,7 @@ async def test_offline_documents_get_extractive_summaries_real_vectors_and_a_ski
     assert (await node(graph, tenant, docs[0].id))["category"] == "Food"
     # The vector index finds a paraphrase that shares almost no words with the document.
     [query] = await offline_models.embed(["how do I keep my bread yeast culture alive"])
-    found = await graph.read(cypher.similar_documents, tenant, "none", query, ["shared"], 0.0, 2,
+    found = await graph.read(stage_cypher.similar_documents, tenant, "none", query, ["shared"], 0.0, 2,
                              offline_models.embedding_model_name)
     assert found[0].document_id == docs[0].id
     assert found[0].cosine > found[1].cosine

@@ -12,7 +12,9 @@ from tests.support.openai_server import OpenAICompatibleServer
 from tests.support.waiting import eventually
 from tests.workers.conftest import PIPELINE_STAGES, Harness, is_summary_call, summary_titles
 from vaultgraph.domain import Document, EnrichmentStage, Principal
-from vaultgraph.graph import enrichment as cypher
+from vaultgraph.graph import enrichment_claims as claim_cypher
+from vaultgraph.graph import enrichment_progress as progress_cypher
+from vaultgraph.graph import enrichment_stages as stage_cypher
 from vaultgraph.graph.session import Graph
 from vaultgraph.models import LocalModelClient, ModelConfig, OpenAIModelClient
 from vaultgraph.workers.pipeline import ChunkIndexReport
@@ -29,22 +31,22 @@ async def test_only_one_of_many_racing_claims_wins_each_document(harness: Harnes
     ids = [d.id for d in docs]
     tenant = harness.principal.tenant_id
     workers = [f"worker-{n}" for n in range(8)]
-    results = await asyncio.gather(*(graph.write(cypher.claim, tenant, ids, worker, 30.0) for worker in workers))
+    results = await asyncio.gather(*(graph.write(claim_cypher.claim, tenant, ids, worker, 30.0) for worker in workers))
     winners = Counter(claimed.document.id for batch in results for claimed in batch)
     assert winners == Counter(ids)  # every document claimed exactly once
-    again = await graph.write(cypher.claim, tenant, ids, "late-worker", 30.0)
+    again = await graph.write(claim_cypher.claim, tenant, ids, "late-worker", 30.0)
     assert again == []  # leases are live
 
 
 async def test_an_expired_lease_can_be_claimed_again(harness: Harness, graph: Graph) -> None:
     [doc] = await harness.create(1)
     tenant = harness.principal.tenant_id
-    assert len(await graph.write(cypher.claim, tenant, [doc.id], "dies", 0.2)) == 1
+    assert len(await graph.write(claim_cypher.claim, tenant, [doc.id], "dies", 0.2)) == 1
     # Until the 0.2 s lease runs out: the claim succeeds then, and not before (no other worker claims it).
-    [claimed] = await eventually(lambda: graph.write(cypher.claim, tenant, [doc.id], "resumes", 30.0), bool, 30,
+    [claimed] = await eventually(lambda: graph.write(claim_cypher.claim, tenant, [doc.id], "resumes", 30.0), bool, 30,
                                  "the expired lease claimed again")
     assert claimed.document.id == doc.id
-    assert await graph.write(cypher.renew_leases, tenant, [doc.id], "dies", 30.0) == set()
+    assert await graph.write(claim_cypher.renew_leases, tenant, [doc.id], "dies", 30.0) == set()
 
 
 async def test_a_restart_resumes_unfinished_work_and_summarizes_each_document_once(
@@ -76,7 +78,7 @@ async def test_a_restart_resumes_unfinished_work_and_summarizes_each_document_on
     finishes = {i: {e.at for e in harness.recorder.stage_events(i) if e.stage is EnrichmentStage.DONE} for i in ids}
     assert all(len(at) == 1 for at in finishes.values())
     tenant = harness.principal.tenant_id
-    assert (await graph.read(cypher.stage_counts, tenant, None)) == {"DONE": 40}
+    assert (await graph.read(progress_cypher.stage_counts, tenant, None)) == {"DONE": 40}
     asked = Counter(t for r in model_server.requests("chat") if is_summary_call(r.body) for t in summary_titles(r.body))
     by_title = {d.id: d.title for d in docs}
     assert all(asked[by_title[i]] == 1 for i in done_before)
@@ -162,13 +164,13 @@ async def test_a_new_embedding_model_re_embeds_finished_documents_in_the_backgro
         embedding_dimensions=384, timeout_seconds=5.0, max_retries=0))
     try:
         pool = harness.pool(newer, sweep_seconds=3600)  # not started: run the background step by hand
-        assert await pool.reembed_stale() == 3
-        assert await pool.reembed_stale() == 0
+        assert await pool.reembedding.run_once() == 3
+        assert await pool.reembedding.run_once() == 0
     finally:
         await newer.aclose()
     tenant = harness.principal.tenant_id
     for doc in docs:
-        state = await graph.read(cypher.document_states, tenant, [doc.id], None, 1)
+        state = await graph.read(progress_cypher.document_states, tenant, [doc.id], None, 1)
         assert state[0].stage is EnrichmentStage.DONE
     models = await graph.read(_embedding_models, tenant)
     assert models == [("test-embed-v2", 384)] * 3
@@ -188,8 +190,8 @@ async def test_a_final_stage_whose_worker_died_before_publishing_is_announced_on
     [doc] = await harness.create(1)
     tenant = harness.principal.tenant_id
     # A worker commits DONE and dies before it publishes: the graph owes the announcement for its lease.
-    [claimed] = await graph.write(cypher.claim, tenant, [doc.id], "dies", 30.0)
-    [mark] = await graph.write(cypher.finish, tenant, "dies",
+    [claimed] = await graph.write(claim_cypher.claim, tenant, [doc.id], "dies", 30.0)
+    [mark] = await graph.write(stage_cypher.finish, tenant, "dies",
                                [{"id": doc.id, "enrichedHash": "h", "detail": None, "attempt": 1}], OWED_LEASE)
     subscriber = harness.enrichment.stage_events(harness.principal, [doc.id])
     snapshot = await anext(subscriber)

@@ -13,7 +13,7 @@ from vaultgraph.cli.common import Exit, json_option, on_runtime, settings, tenan
 from vaultgraph.cli.output import Progress, Summary
 
 if TYPE_CHECKING:
-    from vaultgraph.events import EventBus
+    from vaultgraph.events.bus import EventBus
     from vaultgraph.runtime import Runtime
     from vaultgraph.services.workspace_sync import ScanReport
 
@@ -46,7 +46,7 @@ def rescan(tenant: str | None, as_json: bool) -> int:
 
 
 async def _show(bus: EventBus, tenant: str, progress: Progress) -> None:
-    from vaultgraph.events import WorkspaceScanProgress
+    from vaultgraph.events.bus import WorkspaceScanProgress
 
     def mine(event: object) -> bool:
         return isinstance(event, WorkspaceScanProgress) and event.tenant_id == tenant

@@ -71,7 +71,7 @@ MATCH (d:Item:Document {tenantId: $tenant, id: $id}) WHERE d.deletedAt IS NULL
 SET d.title = coalesce($title, d.title), d.docType = coalesce($docType, d.docType),
     d.category = coalesce($category, d.category), d.metadata = coalesce($metadata, d.metadata),
     d.updatedAt = datetime(),
-    // a category set here is the user's: enrichment no longer picks one (see graph/enrichment.py)
+    // a category set here is the user's: enrichment no longer picks one (see graph/enrichment_stages.py)
     d.categorySource = CASE WHEN $category IS NULL THEN d.categorySource ELSE null END
 RETURN """ + _DOCUMENT
 

@@ -1,4 +1,4 @@
-"""Cypher for notes. The save runs as one transaction (see services/notes.py); each function takes that tx."""
+"""Cypher for notes. The save runs as one transaction (see services/note_writes.py); each function takes that tx."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ WITH n ORDER BY CASE n.ownerKey WHEN $preferOwner THEN 0 WHEN 'shared' THEN 1 EL
 RETURN """ + _NOTE
 
 # The save, for a batch of drafts (one save is a batch of one): what the drafts' ids and slugs hold now, then the
-# new notes and the updates, each one `UNWIND` statement (services/notes.py decides in Python who gets what).
+# new notes and the updates, each one `UNWIND` statement (services/note_writes.py decides in Python who gets what).
 # A locking read: the save decides from what it reads (the body's SHA for `ifBodySha256`, the slug), so two saves
 # of one note must not both read the old version and both write (a lost capture). Setting a property takes the
 # node's write lock, held to commit; the second save waits and reads the first one's note. (Ids come sorted, so

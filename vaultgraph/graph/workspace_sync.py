@@ -1,9 +1,10 @@
 """Cypher for the workspace scan: what the graph knows of a tenant's files, a file whose content changed, and the
 tenant's one scan lease.
 
-The lease has the shape of the enrichment claims (graph/enrichment.py): an expiry renewed while the holder works,
-so a process that died frees it by itself; the write lock is taken before the lease is read, so of two processes
-racing for it the second sees the first one's committed claim. One `:ScanLease` node per tenant (unique, migration 19).
+The lease has the shape of the enrichment claims (graph/enrichment_claims.py): an expiry renewed while the holder
+works, so a process that died frees it by itself; the write lock is taken before the lease is read, so of two
+processes racing for it the second sees the first one's committed claim. One `:ScanLease` node per tenant (unique,
+migration 19).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from dataclasses import dataclass
 from neo4j import AsyncManagedTransaction
 
 from vaultgraph.domain import Document
-from vaultgraph.graph import enrichment as enrichment_cypher
+from vaultgraph.graph import enrichment_progress as progress_cypher
 from vaultgraph.graph.records import document_from_node
 
 TENANT_DOCUMENTS = "MATCH (d:Item:Document {tenantId: $tenant}) WHERE d.deletedAt IS NULL RETURN d"
@@ -54,7 +55,7 @@ async def set_content(tx: AsyncManagedTransaction, tenant: str, id: str, content
                                  sizeBytes=size_bytes)).single()
     if record is None:
         return None
-    requeued = await enrichment_cypher.requeue(tx, tenant, [id], None)
+    requeued = await progress_cypher.requeue(tx, tenant, [id], None)
     return requeued[0] if requeued else None
 
 

@@ -24,9 +24,9 @@ from vaultgraph.schema.meeting_types import MeetingInput
 from vaultgraph.schema.note_query_types import NoteOrder, NoteWhere
 from vaultgraph.schema.prefetch import connection_asks, page_item_fields, prime, whole_reads
 from vaultgraph.schema.types import Note, NoteConnection, TagCount
-from vaultgraph.services import notes as service
+from vaultgraph.services import note_drafts
 from vaultgraph.services.meetings import Attendee, MeetingDraft
-from vaultgraph.services.notes import NoteDraft, NoteFilter, SaveResult
+from vaultgraph.services.note_drafts import KEEP, DayField, NoteDraft, NoteFilter, SaveResult
 
 DeferIndexing = Annotated[bool, strawberry.argument(description=(
     "True: answer once the note, its links and its full-text entry are committed (`indexed: false`), and let the "
@@ -44,9 +44,9 @@ def _payload(info: Info, result: SaveResult) -> SaveNotePayload:
     )
 
 
-def _day(value: object) -> service.DayField:
+def _day(value: object) -> DayField:
     """A date argument: left out (UNSET) keeps the stored date, null clears it."""
-    return service.KEEP if value is strawberry.UNSET else value  # type: ignore[return-value]
+    return KEEP if value is strawberry.UNSET else value  # type: ignore[return-value]
 
 
 async def note(
@@ -176,8 +176,8 @@ async def update_note(
     ctx = info.context
     if input.properties is not None and not isinstance(input.properties, dict):
         raise InvalidInput("properties", "an object of property names to values")
-    patch = service.NotePatch(pinned=input.pinned, archived=input.archived, kind=input.kind,
-                              note_date=_day(input.note_date), properties=input.properties)
+    patch = note_drafts.NotePatch(pinned=input.pinned, archived=input.archived, kind=input.kind,
+                                  note_date=_day(input.note_date), properties=input.properties)
     return Note.from_domain((await ctx.services.notes.update(ctx.principal, str(id), patch)).note)
 
 

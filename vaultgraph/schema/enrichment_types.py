@@ -7,7 +7,7 @@ from datetime import datetime
 import strawberry
 
 from vaultgraph import domain
-from vaultgraph.events import DocumentStageChanged
+from vaultgraph.events.bus import DocumentStageChanged
 from vaultgraph.schema import types  # noqa: F401 (registers the EnrichmentStage enum with strawberry)
 from vaultgraph.schema.workspace_types import WorkspaceScan
 from vaultgraph.services.enrichment import Progress

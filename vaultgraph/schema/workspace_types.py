@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import strawberry
 
-from vaultgraph.events import WorkspaceScanProgress
+from vaultgraph.events.bus import WorkspaceScanProgress
 from vaultgraph.schema.vault_types import SkippedFile
 from vaultgraph.services.workspace_sync import ScanReport
 

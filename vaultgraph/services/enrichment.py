@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 
 from vaultgraph.domain import Document, EnrichmentStage, Principal
 from vaultgraph.errors import LimitExceeded, NotFound
-from vaultgraph.events import (
+from vaultgraph.events.bus import (
     DocumentQueued,
     DocumentStageChanged,
     Event,
@@ -25,7 +25,8 @@ from vaultgraph.events import (
     Overflow,
     WorkspaceScanProgress,
 )
-from vaultgraph.graph import enrichment as cypher
+from vaultgraph.graph import enrichment_progress as progress_cypher
+from vaultgraph.graph import enrichment_stages as stage_cypher
 from vaultgraph.graph import note_index
 from vaultgraph.graph.session import Graph
 from vaultgraph.lru import Lru
@@ -53,7 +54,7 @@ class Progress:
 
     @classmethod
     def from_counts(cls, counts: dict[str, int], notes: tuple[int, int] = (0, 0)) -> Progress:
-        running = sum(counts.get(stage.value, 0) for stage in cypher.RUNNING_STAGES)
+        running = sum(counts.get(stage.value, 0) for stage in stage_cypher.RUNNING_STAGES)
         return cls(queued=counts.get(EnrichmentStage.QUEUED.value, 0), running=running,
                    done=counts.get(EnrichmentStage.DONE.value, 0), failed=counts.get(EnrichmentStage.FAILED.value, 0),
                    skipped=counts.get(EnrichmentStage.SKIPPED.value, 0), notes_pending=notes[0],
@@ -106,18 +107,19 @@ class EnrichmentService:
             raise LimitExceeded(f"at most {MAX_REENRICH_IDS} ids at once", field="ids", limit=MAX_REENRICH_IDS)
         keys = principal.visible_owner_keys()
         if wanted is not None:
-            found = await self.graph.read(cypher.document_states, principal.tenant_id, wanted, keys, len(wanted))
+            found = await self.graph.read(progress_cypher.document_states, principal.tenant_id, wanted, keys,
+                                          len(wanted))
             missing = sorted(set(wanted) - {state.document_id for state in found})
             if missing:
                 raise NotFound(f"no document with id {', '.join(map(repr, missing[:5]))}", ids=missing)
-        documents = await self.graph.write(cypher.requeue, principal.tenant_id, wanted, keys)
+        documents = await self.graph.write(progress_cypher.requeue, principal.tenant_id, wanted, keys)
         for document in documents:
             await self.enqueue(document)
         return documents
 
     async def progress(self, principal: Principal) -> Progress:
         keys = principal.visible_owner_keys()
-        counts = await self.graph.read(cypher.stage_counts, principal.tenant_id, keys)
+        counts = await self.graph.read(progress_cypher.stage_counts, principal.tenant_id, keys)
         return Progress.from_counts(counts, await self.graph.read(note_index.counts, principal.tenant_id, keys))
 
     async def stage_events(
@@ -128,7 +130,7 @@ class EnrichmentService:
         accept = _visible_to(principal, ids)
         async with self.bus.subscribe(accept, capacity=self.event_queue_size,
                                       overflow=Overflow.DISCONNECT, label="enrichmentEvents") as subscription:
-            states = await self.graph.read(cypher.document_states, principal.tenant_id,
+            states = await self.graph.read(progress_cypher.document_states, principal.tenant_id,
                                            sorted(ids) if ids else None, principal.visible_owner_keys(),
                                            len(ids) if ids else SNAPSHOT_LIMIT)
             delivered = _Delivered()

@@ -17,7 +17,8 @@ from vaultgraph.errors import InvalidInput, NotFound
 from vaultgraph.graph import whole_reads as cypher
 from vaultgraph.graph.session import Graph
 from vaultgraph.services.links import link_cursor, link_page_params
-from vaultgraph.services.notes import NoteFilter, note_cursor, note_page_params
+from vaultgraph.services.note_drafts import NoteFilter
+from vaultgraph.services.note_reads import note_cursor, note_page_params
 from vaultgraph.services.pagination import Window, timestamp_cursor, window
 
 # A request asking for more connections per note than this reads them the usual way (a statement grows with them).

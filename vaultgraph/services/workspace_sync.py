@@ -29,7 +29,7 @@ import structlog
 from vaultgraph import file_walk
 from vaultgraph.domain import Document, Principal
 from vaultgraph.errors import AppError, Conflict, Forbidden, InvalidInput
-from vaultgraph.events import EventBus, WorkspaceScanProgress
+from vaultgraph.events.bus import EventBus, WorkspaceScanProgress
 from vaultgraph.file_walk import walk_files
 from vaultgraph.graph import workspace_sync as cypher
 from vaultgraph.graph.session import Graph

@@ -7,7 +7,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from vaultgraph.graph import enrichment as cypher
+from vaultgraph.graph import enrichment_stages as stage_cypher
 from vaultgraph.graph.session import Graph
 from vaultgraph.models import ModelClient, ModelResponseInvalid
 from vaultgraph.services.wikilink_sync import target_owners
@@ -40,7 +40,7 @@ class LinkClassifier:
         answering garbage (the document then fails this attempt)."""
         document = job.document
         assert job.vector is not None  # the embed phase ran before this one
-        similar = await self.graph.read(cypher.similar_documents, tenant, document.id, job.vector,
+        similar = await self.graph.read(stage_cypher.similar_documents, tenant, document.id, job.vector,
                                         target_owners(document), CLASSIFY_MIN_COSINE, CLASSIFY_CANDIDATES,
                                         self.models.embedding_model_name)
         if not similar:
@@ -56,7 +56,7 @@ class LinkClassifier:
             target = similar[index - 1]
             props = {
                 "id": f"lnk_{uuid.uuid4().hex}", "ref": target.path, "key": document_key(target.path),
-                "origin": "agent", "confidence": target.cosine, "classifiedBy": cypher.CLASSIFIED_BY,
+                "origin": "agent", "confidence": target.cosine, "classifiedBy": stage_cypher.CLASSIFIED_BY,
             }
             rows.append({"targetId": target.document_id, "type": kind, "props": props})
         return rows

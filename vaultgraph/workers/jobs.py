@@ -6,7 +6,7 @@ import enum
 from dataclasses import dataclass
 
 from vaultgraph.domain import Document
-from vaultgraph.graph.enrichment import Claimed
+from vaultgraph.graph.enrichment_claims import Claimed
 
 
 class Outcome(enum.Enum):

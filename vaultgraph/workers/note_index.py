@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 import structlog
 
 from vaultgraph.domain import Note, Principal
-from vaultgraph.events import EventBus, NotesIndexing
+from vaultgraph.events.bus import EventBus, NotesIndexing
 from vaultgraph.graph import note_index as cypher
 from vaultgraph.graph.items import items_by_ids
 from vaultgraph.graph.session import Graph

@@ -21,8 +21,9 @@ from neo4j import AsyncManagedTransaction
 
 from vaultgraph.domain import Document, EnrichmentStage
 from vaultgraph.errors import AppError
-from vaultgraph.events import DocumentStageChanged, EventBus
-from vaultgraph.graph import enrichment as cypher
+from vaultgraph.events.bus import DocumentStageChanged, EventBus
+from vaultgraph.graph import enrichment_claims as claim_cypher
+from vaultgraph.graph import enrichment_stages as stage_cypher
 from vaultgraph.graph.session import Graph
 from vaultgraph.models import ModelClient, ModelError
 from vaultgraph.services.indexing import current_model
@@ -118,7 +119,7 @@ class Pipeline:
             self.timings.add(stage.value, time.perf_counter() - started, len(running))
         await self._finish(tenant, active(jobs))
 
-    async def _publish(self, tenant: str, jobs: dict[str, Job], marks: list[cypher.StageMark],
+    async def _publish(self, tenant: str, jobs: dict[str, Job], marks: list[stage_cypher.StageMark],
                        stage: EnrichmentStage, error: Callable[[Job], str | None] = lambda job: None) -> None:
         for mark in marks:
             job = jobs[mark.document_id]
@@ -132,7 +133,7 @@ class Pipeline:
         if not jobs:
             return []
         rows = [{"id": job.id, "attempt": job.attempt} for job in jobs]
-        marks = await self.graph.write(cypher.advance_stage, tenant, self.config.worker_id, stage, rows,
+        marks = await self.graph.write(stage_cypher.advance_stage, tenant, self.config.worker_id, stage, rows,
                                        self.config.lease_seconds)
         held = {mark.document_id for mark in marks}
         for job in jobs:
@@ -149,7 +150,7 @@ class Pipeline:
             return
         rows = [{"id": job.id, "error": job.result.reason if job.result else None, "attempt": job.attempt}
                 for job in jobs]
-        marks = await self.graph.write(cypher.end_with, tenant, self.config.worker_id, stage, rows,
+        marks = await self.graph.write(stage_cypher.end_with, tenant, self.config.worker_id, stage, rows,
                                        self.config.lease_seconds)
         await self._publish(tenant, {job.id: job for job in jobs}, marks, stage,
                             lambda job: job.result.reason if job.result else None)
@@ -164,18 +165,19 @@ class Pipeline:
             return
         rows = [{"id": job.id, "enrichedHash": job.content_hash, "detail": job.detail, "attempt": job.attempt}
                 for job in jobs]
-        marks = await self.graph.write(cypher.finish, tenant, self.config.worker_id, rows, self.config.lease_seconds)
+        marks = await self.graph.write(stage_cypher.finish, tenant, self.config.worker_id, rows,
+                                       self.config.lease_seconds)
         done = {mark.document_id for mark in marks}
         for job in jobs:
             job.result = Result(Outcome.DONE) if job.id in done else Result(Outcome.LOST)
         await self._publish(tenant, {job.id: job for job in jobs}, marks, EnrichmentStage.DONE)
         await self._announced(tenant, marks)
 
-    async def _announced(self, tenant: str, marks: list[cypher.StageMark]) -> None:
+    async def _announced(self, tenant: str, marks: list[stage_cypher.StageMark]) -> None:
         if not marks:
             return
         try:
-            await self.graph.write(cypher.announced, tenant, marks)
+            await self.graph.write(stage_cypher.announced, tenant, marks)
         except Exception as exc:  # a sweep announces these stages again; subscribers drop the repeat
             log.warning("enrichment announcement not recorded", tenant=tenant, reason=str(exc))
 
@@ -198,7 +200,7 @@ class Pipeline:
                 job.detail = UNCHANGED_DETAIL
                 unchanged.append(job)
         if rows:
-            await self.graph.write(cypher.save_prepared, tenant, self.config.worker_id, rows)
+            await self.graph.write(stage_cypher.save_prepared, tenant, self.config.worker_id, rows)
         await self._end(tenant, [job for job in jobs if job.result and job.result.outcome is Outcome.SKIPPED],
                         EnrichmentStage.SKIPPED)
         await self._finish(tenant, unchanged)
@@ -219,7 +221,7 @@ class Pipeline:
             rows.append({"id": job.id, "summary": job.summary, "summaryHash": job.content_hash,
                          "category": category})
         if rows:
-            await self.graph.write(cypher.save_summaries, tenant, self.config.worker_id, rows)
+            await self.graph.write(stage_cypher.save_summaries, tenant, self.config.worker_id, rows)
             for job in active(fresh):
                 job.saved_summary = (job.content_hash or "", job.summary or "")
 
@@ -231,7 +233,7 @@ class Pipeline:
             job.vector = vector
         picks = await self._offline_categories(jobs, taxonomy)
         rows = [{"id": job.id, "vector": job.vector, "category": picks.get(job.id)} for job in jobs]
-        await self.graph.write(cypher.save_embeddings, tenant, self.config.worker_id, model, rows)
+        await self.graph.write(stage_cypher.save_embeddings, tenant, self.config.worker_id, model, rows)
         if self.chunk_indexer is not None:
             for job in jobs:
                 await self._index_chunks(self.chunk_indexer, job)
@@ -248,7 +250,7 @@ class Pipeline:
         if not report.indexed:
             job.fail(f"chunk indexing: {report.error or 'not indexed'}", retryable=True)
 
-    async def reembed(self, tenant: str, claimed: list[cypher.Claimed]) -> None:
+    async def reembed(self, tenant: str, claimed: list[claim_cypher.Claimed]) -> None:
         """Replace the vectors of finished documents made with another model; their stage stays DONE (and their
         old vector serves) until the new one is written. The claims are given back either way."""
         ids = [c.document.id for c in claimed]
@@ -258,9 +260,9 @@ class Pipeline:
             vectors = await self.models.embed(texts)
             rows = [{"id": c.document.id, "vector": vector, "category": None}
                     for c, vector in zip(claimed, vectors, strict=True)]
-            await self.graph.write(cypher.save_embeddings, tenant, self.config.worker_id, model, rows)
+            await self.graph.write(stage_cypher.save_embeddings, tenant, self.config.worker_id, model, rows)
         finally:
-            await self.graph.write(cypher.release, tenant, ids, self.config.worker_id)
+            await self.graph.write(claim_cypher.release, tenant, ids, self.config.worker_id)
 
     async def _offline_categories(self, jobs: list[Job], taxonomy: Taxonomy) -> dict[str, str]:
         """Without a chat model, the category whose description is nearest the document's vector."""
@@ -302,9 +304,9 @@ class Pipeline:
             job.fail(f"classify: {exc.__class__.__name__}: {exc}", retryable=True)
 
     async def _links_tx(self, tx: AsyncManagedTransaction, tenant: str, id: str, rows: list[dict[str, Any]]) -> bool:
-        if await cypher.held_document(tx, tenant, id, self.config.worker_id) is None:
+        if await claim_cypher.held_document(tx, tenant, id, self.config.worker_id) is None:
             return False
-        await cypher.replace_classified_links(tx, tenant, id, rows)
+        await stage_cypher.replace_classified_links(tx, tenant, id, rows)
         return True
 
     async def _wikilinks(self, tenant: str, jobs: list[Job], taxonomy: Taxonomy) -> None:
@@ -326,7 +328,7 @@ class Pipeline:
     async def _wikilinks_tx(self, tx: AsyncManagedTransaction, tenant: str, jobs: list[Job]) -> set[str]:
         held = set()
         for job in jobs:
-            document = await cypher.held_document(tx, tenant, job.id, self.config.worker_id)
+            document = await claim_cypher.held_document(tx, tenant, job.id, self.config.worker_id)
             if document is not None:
                 await sync_document_text(tx, document, job.content or "")
                 held.add(job.id)

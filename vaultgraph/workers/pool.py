@@ -6,6 +6,8 @@ by other processes). A batch is up to five documents of one tenant:agent queue; 
 what this worker won is processed. Each attempt runs under a growing timeout (5, 7, 10 minutes by default) after
 a growing pause (0, 2, 4 s); a document still failing after the last attempt ends FAILED with the reason.
 A heartbeat keeps the leases of held documents alive; stopping releases them so the next start resumes at once.
+Under the same slots run two lanes of other work: deferred note indexing (note_index.py) and re-embedding the
+documents another embedding model embedded (reembed.py).
 """
 
 from __future__ import annotations
@@ -21,15 +23,16 @@ import structlog
 
 from vaultgraph.config import Settings
 from vaultgraph.domain import EnrichmentStage
-from vaultgraph.events import DocumentQueued, Event, EventBus, NotesIndexing, Subscription
-from vaultgraph.graph import enrichment as cypher
+from vaultgraph.events.bus import DocumentQueued, Event, EventBus, NotesIndexing, Subscription
+from vaultgraph.graph import enrichment_claims as claim_cypher
+from vaultgraph.graph import enrichment_stages as stage_cypher
 from vaultgraph.graph.session import Graph
 from vaultgraph.models import ModelClient
-from vaultgraph.services.indexing import current_model
 from vaultgraph.workers.fair_queue import Batch, FairQueue
 from vaultgraph.workers.jobs import Job, Outcome, active
 from vaultgraph.workers.note_index import NoteHook, NoteIndexLane, NoteLaneConfig
 from vaultgraph.workers.pipeline import ChunkIndexer, Pipeline, PipelineConfig
+from vaultgraph.workers.reembed import ReembedConfig, ReembedLane
 from vaultgraph.workspace import Workspace
 
 log = structlog.get_logger(__name__)
@@ -117,6 +120,11 @@ class WorkerPool:
         self.notes = NoteIndexLane(graph, bus, note_hook, NoteLaneConfig(
             worker_id=self.worker_id, lease_seconds=config.attempt_timeouts[0], sweep_seconds=config.sweep_seconds,
         ), self._slots, lambda: self.config.tenants) if note_hook is not None else None
+        # Vectors of another embedding model, replaced while no enrichment waits.
+        self.reembedding = ReembedLane(graph, pipeline, ReembedConfig(
+            worker_id=self.worker_id, batch_size=config.batch_size, lease_seconds=config.lease_seconds,
+            sweep_seconds=config.sweep_seconds,
+        ), self._slots, lambda: self.config.tenants, lambda: bool(self.queue))
 
     def _serves(self, tenant_id: str) -> bool:
         return self.config.tenants is None or tenant_id in self.config.tenants
@@ -144,7 +152,7 @@ class WorkerPool:
             asyncio.create_task(self._sweeper(), name="enrichment-sweeper"),
             asyncio.create_task(self._scheduler(), name="enrichment-scheduler"),
             asyncio.create_task(self._heartbeat(), name="enrichment-heartbeat"),
-            asyncio.create_task(self._reembedder(), name="enrichment-reembedder"),
+            asyncio.create_task(self.reembedding.run(), name="enrichment-reembedder"),
         ]
         if self.notes is not None:
             self._tasks.append(asyncio.create_task(self.notes.run(), name="deferred-note-indexing"))
@@ -165,7 +173,7 @@ class WorkerPool:
         if release_leases:
             for tenant_id, ids in held:
                 try:
-                    await self.graph.write(cypher.release, tenant_id, ids, self.worker_id)
+                    await self.graph.write(claim_cypher.release, tenant_id, ids, self.worker_id)
                 except Exception as exc:  # their leases run out on their own; nothing is lost
                     log.warning("could not release leases", tenant=tenant_id, reason=str(exc))
             if self.notes is not None:
@@ -186,7 +194,7 @@ class WorkerPool:
     async def sweep(self) -> int:
         """Queue every claimable unfinished document; returns how many were new to the queue."""
         tenants = sorted(self.config.tenants) if self.config.tenants is not None else None
-        pending = await self.graph.read(cypher.claimable, tenants, SWEEP_LIMIT)
+        pending = await self.graph.read(claim_cypher.claimable, tenants, SWEEP_LIMIT)
         before = len(self.queue)
         for item in pending:
             if not self._in_flight(item.tenant_id, item.document_id):
@@ -196,7 +204,7 @@ class WorkerPool:
     async def announce_overdue(self) -> int:
         """Publish the final stages that a dead worker committed but never announced; returns how many."""
         tenants = sorted(self.config.tenants) if self.config.tenants is not None else None
-        owed = await self.graph.write(cypher.overdue_announcements, tenants, SWEEP_LIMIT)
+        owed = await self.graph.write(stage_cypher.overdue_announcements, tenants, SWEEP_LIMIT)
         for event in owed:
             await self.bus.publish(event)
         return len(owed)
@@ -214,39 +222,6 @@ class WorkerPool:
                 log.warning("enrichment sweep failed", reason=str(exc))
             await asyncio.sleep(self.config.sweep_seconds)
 
-    async def reembed_stale(self) -> int:
-        """Re-embed, a batch at a time and only while no enrichment waits, finished documents whose vector came
-        from another embedding model; returns how many were re-embedded."""
-        tenants = sorted(self.config.tenants) if self.config.tenants is not None else None
-        model = current_model(self.pipeline.models)
-        stale = await self.graph.read(cypher.stale_embeddings, tenants, model, self.config.batch_size * 20)
-        by_tenant: dict[str, list[str]] = {}
-        for item in stale:
-            by_tenant.setdefault(item.tenant_id, []).append(item.document_id)
-        done = 0
-        for tenant_id, ids in by_tenant.items():
-            for start in range(0, len(ids), self.config.batch_size):
-                if self.queue:
-                    return done  # enrichment first
-                async with self._slots:
-                    claimed = await self.graph.write(cypher.claim_stale_embeddings, tenant_id,
-                                                     ids[start:start + self.config.batch_size], self.worker_id,
-                                                     model, self.config.lease_seconds)
-                    if claimed:
-                        await self.pipeline.reembed(tenant_id, claimed)
-                        done += len(claimed)
-        return done
-
-    async def _reembedder(self) -> None:
-        while True:
-            try:
-                count = await self.reembed_stale()
-                if count:
-                    log.info("re-embedded documents for the current embedding model", count=count)
-            except Exception as exc:  # Neo4j or the model away: next round
-                log.warning("background re-embedding failed", reason=str(exc))
-            await asyncio.sleep(self.config.sweep_seconds)
-
     async def _heartbeat(self) -> None:
         while True:
             await asyncio.sleep(self.config.lease_seconds / 3)
@@ -254,7 +229,7 @@ class WorkerPool:
                 if not held.ids:
                     continue
                 try:
-                    await self.graph.write(cypher.renew_leases, held.tenant_id, sorted(held.ids), self.worker_id,
+                    await self.graph.write(claim_cypher.renew_leases, held.tenant_id, sorted(held.ids), self.worker_id,
                                            self.config.lease_seconds)
                 except Exception as exc:  # the next write of the batch finds out whether the claim survived
                     log.warning("lease renewal failed", tenant=held.tenant_id, reason=str(exc))
@@ -286,7 +261,7 @@ class WorkerPool:
         self._held.append(held)
         jobs: list[Job] = []
         try:
-            claimed = await self.graph.write(cypher.claim, tenant, batch.document_ids, self.worker_id,
+            claimed = await self.graph.write(claim_cypher.claim, tenant, batch.document_ids, self.worker_id,
                                              self.config.lease_seconds)
             held.ids = {c.document.id for c in claimed}
             # Claims lock in id order (no deadlocks between workers); the batch runs in the order it was queued.
@@ -304,10 +279,10 @@ class WorkerPool:
         finally:
             self._held.remove(held)
 
-    def _first_attempt(self, claimed: cypher.Claimed) -> int:
+    def _first_attempt(self, claimed: claim_cypher.Claimed) -> int:
         # A document found mid-pipeline was interrupted (its worker died): that run counts as an attempt, so a
         # document that crashes workers cannot loop forever.
-        interrupted = claimed.document.enrichment.stage not in (EnrichmentStage.QUEUED, *cypher.FINAL_STAGES)
+        interrupted = claimed.document.enrichment.stage not in (EnrichmentStage.QUEUED, *stage_cypher.FINAL_STAGES)
         return claimed.attempt + 1 if interrupted else 1
 
     async def _attempts(self, tenant: str, jobs: list[Job]) -> None:

@@ -28,7 +28,7 @@ import structlog
 from redis.exceptions import RedisError
 
 from vaultgraph.domain import EnrichmentStage
-from vaultgraph.events import (
+from vaultgraph.events.bus import (
     DEFAULT_QUEUE_SIZE,
     DocumentQueued,
     DocumentStageChanged,

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 import pytest
 
 from vaultgraph.domain import EnrichmentStage
-from vaultgraph.events import DocumentQueued, DocumentStageChanged, InProcessBus, Overflow, SubscriberTooSlow
+from vaultgraph.events.bus import DocumentQueued, DocumentStageChanged, InProcessBus, Overflow, SubscriberTooSlow
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 

@@ -4,7 +4,7 @@ Publishing never waits on a subscriber. Every subscriber has its own bounded que
 overflow policy decides: drop the oldest queued event (fine for progress, where only the latest matters) or
 disconnect it with a reason (for streams where a gap would mislead). Either way the reason is logged once.
 
-`EventBus` is the interface the rest of vaultgraph codes against, so `RedisBus` (events_redis.py) replaces
+`EventBus` is the interface the rest of vaultgraph codes against, so `RedisBus` (events/redis.py) replaces
 `InProcessBus` when several processes share one Neo4j (events then cross processes; REDIS_URL).
 """
 
@@ -190,7 +190,7 @@ class Subscription:
 
 
 class EventBus(Protocol):
-    """What publishers and subscribers need; `InProcessBus` and `RedisBus` (events_redis.py) provide it.
+    """What publishers and subscribers need; `InProcessBus` and `RedisBus` (events/redis.py) provide it.
     `start()` (the lifespan's job) connects whatever the bus needs; subscriptions made after it miss nothing."""
 
     async def start(self) -> None: ...

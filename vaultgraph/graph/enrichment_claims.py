@@ -1,0 +1,171 @@
+"""Cypher for claiming enrichment work with a lease: which documents are claimable (or hold a stale vector),
+the claim itself, renewing, checking and releasing it.
+
+A claim is atomic: the statement first takes the node's write lock (`SET d.claimLock`), and only then reads the
+lease, so of two transactions racing for a document the second sees the first one's committed lease and passes.
+Every later write of a worker carries `claimedBy = $worker` (graph/enrichment_stages.py): a worker that lost its
+lease (it stalled past it, or `reenrich` revoked it) writes nothing more, so no document is enriched by two workers
+at once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from neo4j import AsyncManagedTransaction
+
+from vaultgraph.domain import Document
+from vaultgraph.graph.enrichment_stages import UNFINISHED, lease_ms
+from vaultgraph.graph.records import document_from_node
+from vaultgraph.graph.vectors import VectorModel, is_stale
+
+# The first WHERE skips, without locking, documents another worker visibly holds (so a claim never waits on a busy
+# worker's writes); the second, after the lock, decides. $ids come sorted: racing claims lock in one order, no
+# deadlock.
+CLAIM_DOCUMENTS = """
+UNWIND $ids AS id
+MATCH (d:Document {tenantId: $tenant, id: id})
+WHERE d.deletedAt IS NULL AND d.enrichmentStage IN $unfinished
+  AND (d.leaseUntil IS NULL OR d.leaseUntil < datetime())
+SET d.claimLock = true
+WITH d
+WHERE d.deletedAt IS NULL AND d.enrichmentStage IN $unfinished
+  AND (d.leaseUntil IS NULL OR d.leaseUntil < datetime())
+SET d.claimedBy = $worker, d.leaseUntil = datetime() + duration({milliseconds: $leaseMs})
+REMOVE d.claimLock
+RETURN d
+"""
+
+# Locks that were taken but whose WHERE failed stay set until here; they carry no meaning, only the lock.
+CLEAR_CLAIM_LOCKS = """
+UNWIND $ids AS id
+MATCH (d:Document {tenantId: $tenant, id: id}) WHERE d.claimLock IS NOT NULL
+REMOVE d.claimLock
+"""
+
+RENEW_LEASES = """
+UNWIND $ids AS id
+MATCH (d:Document {tenantId: $tenant, id: id}) WHERE d.claimedBy = $worker
+SET d.leaseUntil = datetime() + duration({milliseconds: $leaseMs})
+RETURN d.id AS id
+"""
+
+HOLDS_CLAIM = "MATCH (d:Document {tenantId: $tenant, id: $id}) WHERE d.claimedBy = $worker RETURN d"
+
+RELEASE = """
+UNWIND $ids AS id
+MATCH (d:Document {tenantId: $tenant, id: id}) WHERE d.claimedBy = $worker
+REMOVE d.claimedBy, d.leaseUntil
+"""
+
+# The one cross-tenant statement: the workers serve every tenant (or the ones given). The (tenantId,
+# enrichmentStage) index answers it with an index scan, no property reads for finished documents.
+CLAIMABLE = """
+MATCH (d:Document)
+WHERE d.tenantId IS NOT NULL AND d.enrichmentStage IN $unfinished
+  AND ($tenants IS NULL OR d.tenantId IN $tenants)
+  AND d.deletedAt IS NULL AND (d.leaseUntil IS NULL OR d.leaseUntil < datetime())
+RETURN d.tenantId AS tenant, d.id AS id, d.ownerKey AS ownerKey, d.agentId AS agentId
+ORDER BY d.enrichmentUpdatedAt LIMIT $limit
+"""
+
+# Documents enriched with another embedding model than the current one: re-embedded in the background, their
+# stage staying DONE and their old vector serving until the new one is written.
+STALE_EMBEDDINGS = f"""
+MATCH (d:Document)
+WHERE d.tenantId IS NOT NULL AND d.enrichmentStage = 'DONE' AND ($tenants IS NULL OR d.tenantId IN $tenants)
+  AND d.deletedAt IS NULL AND {is_stale("d")}
+  AND (d.leaseUntil IS NULL OR d.leaseUntil < datetime())
+RETURN d.tenantId AS tenant, d.id AS id, d.ownerKey AS ownerKey, d.agentId AS agentId
+LIMIT $limit
+"""
+
+CLAIM_STALE_EMBEDDINGS = f"""
+UNWIND $ids AS id
+MATCH (d:Document {{tenantId: $tenant, id: id}})
+SET d.claimLock = true
+WITH d
+WHERE d.deletedAt IS NULL AND d.enrichmentStage = 'DONE' AND {is_stale("d")}
+  AND (d.leaseUntil IS NULL OR d.leaseUntil < datetime())
+SET d.claimedBy = $worker, d.leaseUntil = datetime() + duration({{milliseconds: $leaseMs}})
+REMOVE d.claimLock
+RETURN d
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class Claimed:
+    """A document this worker holds, with what earlier runs already persisted for its content."""
+
+    document: Document
+    attempt: int
+    enriched_hash: str | None
+    summary_hash: str | None
+    category_source: str | None
+
+    @property
+    def explicit_category(self) -> bool:
+        """A category set by whoever created the document wins over the taxonomy pick."""
+        return self.document.category is not None and self.category_source is None
+
+
+@dataclass(frozen=True, slots=True)
+class Pending:
+    tenant_id: str
+    document_id: str
+    owner_key: str
+    agent_id: str | None
+
+
+def _claimed(node: Any) -> Claimed:
+    return Claimed(
+        document=document_from_node(node), attempt=int(node.get("enrichmentAttempt") or 0),
+        enriched_hash=node.get("enrichedHash"), summary_hash=node.get("summaryHash"),
+        category_source=node.get("categorySource"),
+    )
+
+
+async def claim(tx: AsyncManagedTransaction, tenant: str, ids: list[str], worker: str,
+                lease_seconds: float) -> list[Claimed]:
+    result = await tx.run(CLAIM_DOCUMENTS, tenant=tenant, ids=sorted(ids), worker=worker, unfinished=UNFINISHED,
+                          leaseMs=lease_ms(lease_seconds))
+    claimed = [_claimed(record["d"]) async for record in result]
+    await (await tx.run(CLEAR_CLAIM_LOCKS, tenant=tenant, ids=ids)).consume()
+    return claimed
+
+
+async def stale_embeddings(tx: AsyncManagedTransaction, tenants: list[str] | None, model: VectorModel,
+                           limit: int) -> list[Pending]:
+    result = await tx.run(STALE_EMBEDDINGS, tenants=tenants, limit=limit, **model.params())
+    return [Pending(r["tenant"], r["id"], r["ownerKey"], r["agentId"]) async for r in result]
+
+
+async def claim_stale_embeddings(tx: AsyncManagedTransaction, tenant: str, ids: list[str], worker: str,
+                                 model: VectorModel, lease_seconds: float) -> list[Claimed]:
+    result = await tx.run(CLAIM_STALE_EMBEDDINGS, tenant=tenant, ids=sorted(ids), worker=worker,
+                          leaseMs=lease_ms(lease_seconds), **model.params())
+    claimed = [_claimed(record["d"]) async for record in result]
+    await (await tx.run(CLEAR_CLAIM_LOCKS, tenant=tenant, ids=ids)).consume()
+    return claimed
+
+
+async def renew_leases(tx: AsyncManagedTransaction, tenant: str, ids: list[str], worker: str,
+                       lease_seconds: float) -> set[str]:
+    result = await tx.run(RENEW_LEASES, tenant=tenant, ids=ids, worker=worker, leaseMs=lease_ms(lease_seconds))
+    return {record["id"] async for record in result}
+
+
+async def held_document(tx: AsyncManagedTransaction, tenant: str, id: str, worker: str) -> Document | None:
+    """The document, if this worker still holds its claim (checked inside the transaction that writes)."""
+    record = await (await tx.run(HOLDS_CLAIM, tenant=tenant, id=id, worker=worker)).single()
+    return document_from_node(record["d"]) if record else None
+
+
+async def release(tx: AsyncManagedTransaction, tenant: str, ids: list[str], worker: str) -> None:
+    await (await tx.run(RELEASE, tenant=tenant, ids=ids, worker=worker)).consume()
+
+
+async def claimable(tx: AsyncManagedTransaction, tenants: list[str] | None, limit: int) -> list[Pending]:
+    result = await tx.run(CLAIMABLE, unfinished=UNFINISHED, tenants=tenants, limit=limit)
+    return [Pending(r["tenant"], r["id"], r["ownerKey"], r["agentId"]) async for r in result]

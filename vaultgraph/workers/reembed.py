@@ -1,0 +1,79 @@
+"""Background re-embedding, the worker pool's third kind of work: finished documents whose vector another
+embedding model made (graph/vectors.py records the model and dimension on each) are claimed a batch at a time and
+re-embedded by the pipeline, their stage staying DONE and their old vector serving until the new one is written.
+
+Enrichment comes first: the lane yields as soon as a document waits in the pool's queue, and takes a pool slot
+per batch like an enrichment batch. It looks again every `sweep_seconds`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import structlog
+
+from vaultgraph.graph import enrichment_claims as claim_cypher
+from vaultgraph.graph.session import Graph
+from vaultgraph.services.indexing import current_model
+from vaultgraph.workers.pipeline import Pipeline
+
+log = structlog.get_logger(__name__)
+
+BATCHES_PER_ROUND = 20  # stale documents one round reads: this many batches' worth
+
+
+@dataclass(frozen=True, slots=True)
+class ReembedConfig:
+    worker_id: str
+    batch_size: int = 5
+    lease_seconds: float = 60.0
+    sweep_seconds: float = 30.0
+
+
+class ReembedLane:
+    def __init__(self, graph: Graph, pipeline: Pipeline, config: ReembedConfig, slots: asyncio.Semaphore,
+                 tenants: Callable[[], frozenset[str] | None], enrichment_waits: Callable[[], bool]) -> None:
+        self.graph = graph
+        self.pipeline = pipeline
+        self.config = config
+        self.slots = slots
+        self.tenants = tenants
+        self.enrichment_waits = enrichment_waits
+
+    async def run(self) -> None:
+        """One round every `sweep_seconds`, forever; a failed round is logged and the next one tries again."""
+        while True:
+            try:
+                count = await self.run_once()
+                if count:
+                    log.info("re-embedded documents for the current embedding model", count=count)
+            except Exception as exc:  # Neo4j or the model away: next round
+                log.warning("background re-embedding failed", reason=str(exc))
+            await asyncio.sleep(self.config.sweep_seconds)
+
+    async def run_once(self) -> int:
+        """Re-embed, a batch at a time and only while no enrichment waits, finished documents whose vector came
+        from another embedding model; returns how many were re-embedded."""
+        tenants = self.tenants()
+        model = current_model(self.pipeline.models)
+        size = self.config.batch_size
+        stale = await self.graph.read(claim_cypher.stale_embeddings, sorted(tenants) if tenants is not None else None,
+                                      model, size * BATCHES_PER_ROUND)
+        by_tenant: dict[str, list[str]] = {}
+        for item in stale:
+            by_tenant.setdefault(item.tenant_id, []).append(item.document_id)
+        done = 0
+        for tenant_id, ids in by_tenant.items():
+            for start in range(0, len(ids), size):
+                if self.enrichment_waits():
+                    return done
+                async with self.slots:
+                    claimed = await self.graph.write(claim_cypher.claim_stale_embeddings, tenant_id,
+                                                     ids[start:start + size], self.config.worker_id, model,
+                                                     self.config.lease_seconds)
+                    if claimed:
+                        await self.pipeline.reembed(tenant_id, claimed)
+                        done += len(claimed)
+        return done
