@@ -241,7 +241,7 @@ export class DetailPanel {
     const classes = ["link-row", link.isGhost ? "ghost-row" : "", link.origin === "AGENT" ? "agent-row" : ""].filter(Boolean);
     return h("li", { class: classes.join(" "), data: { linkId: link.id, origin: link.origin } },
       h("div", { class: "link-head" },
-        h("span", { class: "link-type", text: style.label, attrs: { style: `border-color:${style.color};color:${style.color}` } }),
+        h("span", { class: "link-type", text: style.label, attrs: { style: `border-color:${style.color}` } }),
         direction === "out" ? "→" : "←", target, h("span", { class: "link-origin", text: origin }),
         link.origin === "AGENT" ? h("span", { class: "badge badge-agent", text: "agent", data: { agentLink: link.id },
           title: "Made by an agent (enrichment's classifier, or an agent's link_items)" }) : null, remove),
@@ -354,7 +354,7 @@ export class DetailPanel {
     return h("li", { class: "link-row suggestion-row" },
       h("div", { class: "link-head" },
         h("span", { class: "link-type", text: edgeStyle(type).label,
-          attrs: { style: `border-color:${edgeStyle(type).color};color:${edgeStyle(type).color}` } }),
+          attrs: { style: `border-color:${edgeStyle(type).color}` } }),
         "→",
         target ? h("button", { class: "link-button", text: target.title, attrs: { type: "button" }, on: { click: () => this.store.select(target.id) } })
           : h("span", { text: "?" }),

@@ -33,7 +33,7 @@ let onGraphShown = () => {};
 function setView(view: View): void {
   byId("graph-pane").hidden = view !== "graph";
   byId("editor-pane").hidden = view !== "editor";
-  for (const tab of document.querySelectorAll<HTMLButtonElement>("[data-view]")) {
+  for (const tab of document.querySelectorAll<HTMLButtonElement>("button[data-view]")) {
     tab.setAttribute("aria-selected", String(tab.dataset.view === view));
   }
   document.body.dataset.view = view;
@@ -136,7 +136,7 @@ async function boot(): Promise<void> {
   });
 
   // Tabs and keyboard shortcuts.
-  for (const tab of document.querySelectorAll<HTMLButtonElement>("[data-view]")) {
+  for (const tab of document.querySelectorAll<HTMLButtonElement>("button[data-view]")) {
     tab.addEventListener("click", () => setView(tab.dataset.view as View));
   }
   for (const button of document.querySelectorAll<HTMLButtonElement>("[data-click]")) {
