@@ -1,12 +1,12 @@
 // @ts-check
 /** Accessibility (issue 26): axe-core (the npm devDependency, read from web/node_modules, never a CDN) over the
- * explorer's main views, the list and graph, a note in the reading view with its mentions, the graph's View settings
- * and the note editor: no serious or critical violation. */
+ * explorer's main views, the list and graph, search hits, a note in the reading view with its mentions, the graph's
+ * View settings with the tenant switcher open, and the note editor: no serious or critical violation. */
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 
-import { expectVisible, scenario } from "./support.mjs";
+import { expectHidden, expectVisible, scenario } from "./support.mjs";
 
 const AXE = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
 const BLOCKING = new Set(["serious", "critical"]);
@@ -57,6 +57,15 @@ scenario("axe-core finds no serious or critical violation on the main views", {}
   const page = ex.page;
   const found = [...await violations(ex, "list-and-graph")];
 
+  await page.selectOption("#search-mode", "KEYWORD");
+  await page.fill("#search-input", "plan");
+  await page.keyboard.press("Enter");
+  await expectVisible(page.locator("#item-list li.hit-row").first());
+  found.push(...await violations(ex, "search-hits"));
+  await page.fill("#search-input", "");
+  await page.keyboard.press("Enter");
+  await expectHidden(page.locator("#item-list li.hit-row").first());
+
   await ex.row("Quarterly plan").click();
   await expectVisible(page.locator("#reading-view"));
   await expectVisible(page.locator("#unlinked-mentions li.mention-row"));
@@ -64,7 +73,9 @@ scenario("axe-core finds no serious or critical violation on the main views", {}
 
   await page.locator(".graph-view-menu summary").click();
   await expectVisible(page.locator("#graph-colour-by"));
-  found.push(...await violations(ex, "graph-settings"));
+  await page.locator("#tenant-switch summary").click();
+  await expectVisible(page.locator("#tenant-input"));
+  found.push(...await violations(ex, "graph-and-tenant-settings"));
 
   await page.click("#detail-edit");
   await expectVisible(page.locator("#editor-pane"));
