@@ -6,6 +6,7 @@ import pytest
 
 from vaultgraph.text.lucene import phrase_query
 from vaultgraph.text.mentions import find_mentions, link_for, mention_names
+from vaultgraph.text.wikilinks import parse
 
 pytestmark = pytest.mark.text
 
@@ -53,6 +54,16 @@ def test_names_are_the_title_and_aliases_once() -> None:
 def test_the_link_keeps_the_text_as_it_read() -> None:
     assert link_for("Alpha", "Alpha") == "[[Alpha]]"
     assert link_for("alpha", "Alpha") == "[[Alpha|alpha]]"
+
+
+def test_a_mention_in_a_table_row_links_with_an_escaped_pipe_the_parser_reads() -> None:
+    body = "| Step | Owner |\n| --- | --- |\n| alpha | Ann |\n\nalpha outside.\n"
+    inside, outside = find_mentions(body, ["Alpha"])
+    assert (inside.in_table, outside.in_table) == (True, False)
+    linked = body[:inside.start] + link_for(inside.text, "Alpha", inside.in_table) + body[inside.end:]
+    assert "| [[Alpha\\|alpha]] | Ann |" in linked
+    [link] = parse(linked).links
+    assert (link.target, link.alias) == ("Alpha", "alpha")
 
 
 def test_phrases_reach_lucene_as_escaped_phrases_of_the_tenant() -> None:

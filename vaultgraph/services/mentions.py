@@ -122,6 +122,6 @@ async def _linkable(tx: AsyncManagedTransaction, note: Note, names: list[str],
         target = next((text for text, key in pairs if targets.get(key) == note.id), None)
         if target is None:
             continue
-        shown = tuple(Mention(m, link_for(m.text, target)) for m in mentions[:MAX_PER_NOTE])
+        shown = tuple(Mention(m, link_for(m.text, target, m.in_table)) for m in mentions[:MAX_PER_NOTE])
         kept.append(UnlinkedMention(source, shown, len(mentions)))
     return kept

@@ -27,6 +27,7 @@ MARK = "**"
 _ANY_MARKDOWN_LINK = re.compile(r"!?\[[^\[\]\n]*\]\([^()\n]*(?:\([^()\n]*\)[^()\n]*)*\)")
 _BARE_URL = re.compile(r"\b[A-Za-z][A-Za-z0-9+.-]*://[^\s<>]*")
 _NOT_IN_ALIAS = re.compile(r"[\[\]|\n]")
+_TABLE_ROW = re.compile(r"[ \t]*(?:>[ \t]*)*\|")
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +38,7 @@ class TextMention:
     end: int
     text: str
     snippet: str  # the surrounding words, the mention marked **like this**
+    in_table: bool = False  # on a row of a GFM table, where a link's `|` must be written `\|`
 
 
 def mention_names(title: str, frontmatter: Mapping[str, Any]) -> list[str]:
@@ -103,12 +105,18 @@ def find_mentions(markdown: str, names: Sequence[str]) -> list[TextMention]:
         text = markdown[match.start():match.end()]
         if _NOT_IN_ALIAS.search(text):
             continue
-        found.append(TextMention(match.start(), match.end(), text, snippet(markdown, match.start(), match.end(),
-                                                                      body_start=body_start)))
+        line_start = markdown.rfind("\n", 0, match.start()) + 1
+        found.append(TextMention(match.start(), match.end(), text,
+                                 snippet(markdown, match.start(), match.end(), body_start=body_start),
+                                 in_table=bool(_TABLE_ROW.match(markdown, line_start))))
     return found
 
 
-def link_for(mention_text: str, target: str) -> str:
+def link_for(mention_text: str, target: str, in_table: bool = False) -> str:
     """The [[wikilink]] that replaces a mention: `[[target]]` where the mention spells the target exactly, else
-    `[[target|mention]]`, so the text reads as it did."""
-    return f"[[{target}]]" if mention_text == target else f"[[{target}|{mention_text}]]"
+    `[[target|mention]]`, so the text reads as it did (`[[target\\|mention]]` in a table row, as Obsidian writes it:
+    a bare `|` would end the cell)."""
+    if mention_text == target:
+        return f"[[{target}]]"
+    pipe = "\\|" if in_table else "|"
+    return f"[[{target}{pipe}{mention_text}]]"
