@@ -38,6 +38,7 @@ from vaultgraph.services.fuzzy_links import FuzzyResolver, save_hook
 from vaultgraph.services.indexing import Indexer, chunking_policy
 from vaultgraph.services.links import LinkService
 from vaultgraph.services.meetings import MeetingService
+from vaultgraph.services.mentions import MentionService
 from vaultgraph.services.note_renames import DocumentFiles
 from vaultgraph.services.notes import NoteService
 from vaultgraph.services.search import SearchService, search_config
@@ -100,7 +101,7 @@ def build_services(settings: Settings, graph: Graph, models: ModelClient, bus: E
                     workspace_sync=sync,
                     uploads=UploadService(graph, workspace, sync, links, upload_limits(settings)),
                     weekly_review=WeeklyReviewService(graph, notes, models), meetings=MeetingService(notes),
-                    days=DayService(notes))
+                    days=DayService(notes), mentions=MentionService(graph))
 
 
 # The longest a stopping runtime waits for its startup embedding-model check to finish.

@@ -33,6 +33,8 @@ QUERIES: dict[tuple[str, str], str] = {
     ("outgoing", "last"): "{{ notes(first: 10) {{ edges {{ node {{ outgoing(last: {n}) {{ totalCount }} }} }} }} }}",
     ("suggestions", "limit"): "{{ notes(first: 10) {{ nodes {{ suggestions(limit: {n}) {{ similarity }} }} }} }}",
     ("ghosts", "first"): "{{ ghosts(first: {n}) {{ ref }} }}",
+    ("unlinkedMentions", "first"): "{{ notes(first: 10) {{ nodes {{ unlinkedMentions(first: {n}) {{ "
+                                   "pageInfo {{ hasNextPage }} }} }} }} }}",
     ("search", "limit"): '{{ search(query: "target", mode: KEYWORD, limit: {n}) {{ score }} }}',
     ("searchReport", "limit"): '{{ searchReport(query: "target", mode: KEYWORD, limit: {n}) {{ mode }} }}',
     ("traverse", "maxNodes"): '{{ traverse(from: ["{id}"], maxNodes: {n}) {{ count }} }}',

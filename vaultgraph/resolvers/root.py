@@ -24,6 +24,7 @@ from vaultgraph.resolvers import search as search_resolvers
 from vaultgraph.resolvers import suggestions as suggestion_resolvers
 from vaultgraph.resolvers import uploads as upload_resolvers
 from vaultgraph.resolvers import vault as vault_resolvers
+from vaultgraph.resolvers import viewer as viewer_resolvers
 from vaultgraph.resolvers import weekly_review as weekly_review_resolvers
 from vaultgraph.resolvers import workspace as workspace_resolvers
 from vaultgraph.schema.broadcast import SharedResults, sharing_executor
@@ -71,6 +72,7 @@ class Query:
     search_report = _field(search_resolvers.search_report)
     ghosts = _field(suggestion_resolvers.ghosts)
     context_pack = _field(context_pack_resolvers.context_pack)
+    viewer = _field(viewer_resolvers.viewer)
 
 
 @strawberry.type(description="Writes. One refused with an error changes nothing; each field names its errors.")

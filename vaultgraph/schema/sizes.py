@@ -34,6 +34,7 @@ from graphql import (
 from vaultgraph.services.context_pack import MAX_BUDGET, MAX_ITEMS, MIN_BUDGET
 from vaultgraph.services.fuzzy_links import MAX_GHOSTS
 from vaultgraph.services.links import GRAPH_NODE_CAP, MAX_HOPS, MAX_TRAVERSAL_NODES
+from vaultgraph.services.mentions import MAX_PAGE as MENTIONS_MAX_PAGE
 from vaultgraph.services.pagination import page_size_problem
 from vaultgraph.services.search import MAX_LIMIT as SEARCH_MAX_LIMIT
 from vaultgraph.services.suggestions import MAX_SUGGESTIONS
@@ -65,6 +66,7 @@ def argument_bounds(page_size_max: int) -> dict[tuple[str, str], Bound]:
         **{(field, size): page for field in ("documents", "notes", "outgoing", "backlinks")
            for size in CONNECTION_SIZES},
         ("ghosts", "first"): Bound(1, MAX_GHOSTS),
+        ("unlinkedMentions", "first"): Bound(1, MENTIONS_MAX_PAGE, page=True),
         ("search", "limit"): Bound(1, SEARCH_MAX_LIMIT),
         ("searchReport", "limit"): Bound(1, SEARCH_MAX_LIMIT),
         ("suggestions", "limit"): Bound(1, MAX_SUGGESTIONS),

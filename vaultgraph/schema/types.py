@@ -17,6 +17,7 @@ from vaultgraph.schema.loaders import CountKey, PageKey
 
 if TYPE_CHECKING:
     from vaultgraph.schema.links import LinkConnection
+    from vaultgraph.schema.mention_types import UnlinkedMentionConnection
     from vaultgraph.schema.search_types import LinkSuggestion
 
 # The domain's enums are the schema's: registering them with strawberry returns the same classes.
@@ -56,6 +57,11 @@ Direction: TypeAlias = domain.Direction
 
 LinkConnectionType = Annotated["LinkConnection", strawberry.lazy("vaultgraph.schema.links")]
 LinkSuggestionType = Annotated["LinkSuggestion", strawberry.lazy("vaultgraph.schema.search_types")]
+UnlinkedMentionConnectionType = Annotated["UnlinkedMentionConnection",
+                                          strawberry.lazy("vaultgraph.schema.mention_types")]
+MentionsFirst: TypeAlias = Annotated[int | None, strawberry.argument(description=(
+    "Notes of this page, counted from the start (or from `after`); 20 by default, 1 to 50 (each one's body is "
+    "read); INVALID_INPUT outside it."))]
 
 
 @strawberry.interface(description="An object with a globally unique id, fetchable through `node(id:)`.")
@@ -191,6 +197,18 @@ class Note(Item):
 
         found = await info.context.services.suggestions.suggest(info.context.principal, str(self.id), limit)
         return [LinkSuggestion.from_domain(s) for s in found]
+
+    @strawberry.field(description=(
+        "Notes that write this note's title or an alias (front matter `aliases`) as plain text, not linked there: "
+        "case-insensitive, whole words, never inside a [[link]], code, a URL or a #tag (Obsidian's unlinked "
+        "mentions). Only notes you can see whose link to this note would resolve to it; archived notes are left out. "
+        "Each mention comes with the [[wikilink]] to write in its place."))
+    async def unlinked_mentions(self, info: Info, first: MentionsFirst = None,
+                                after: After = None) -> UnlinkedMentionConnectionType:
+        from vaultgraph.schema.mention_types import UnlinkedMentionConnection  # imports this module: at call time
+
+        found = await info.context.services.mentions.page(info.context.principal, str(self.id), first, after)
+        return UnlinkedMentionConnection.from_domain(found)
 
     @classmethod
     def from_domain(cls, note: domain.Note) -> Note:

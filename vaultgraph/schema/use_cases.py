@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from vaultgraph.services.fuzzy_links import FuzzyResolver
     from vaultgraph.services.links import LinkService
     from vaultgraph.services.meetings import MeetingService
+    from vaultgraph.services.mentions import MentionService
     from vaultgraph.services.notes import NoteService
     from vaultgraph.services.search import SearchService
     from vaultgraph.services.suggestions import SuggestionService
@@ -42,5 +43,6 @@ class Services:
     weekly_review: WeeklyReviewService
     meetings: MeetingService
     days: DayService
+    mentions: MentionService
 
 

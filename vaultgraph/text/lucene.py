@@ -68,3 +68,13 @@ def fallback_keywords(terms: Sequence[str]) -> list[str]:
         elif len(term) >= MIN_FALLBACK_KEYWORD and term not in STOP_WORDS:
             keywords.setdefault(term, None)
     return list(keywords)[:MAX_FALLBACK_KEYWORDS]
+
+
+def phrase_query(phrases: Sequence[str], field: str, tenant: str) -> str | None:
+    """`+tenantId:"t"^0 +(field:"a b" field:"c")`: any of the phrases, each analyzed as the field was (so a name
+    is found however the analyzer cut it into words); None when no phrase holds a letter or digit."""
+    kept = [phrase for phrase in phrases if _WORD.search(phrase)]
+    if not kept:
+        return None
+    clauses = " ".join(f'{field}:"{escape(" ".join(phrase.split()))}"' for phrase in kept)
+    return f'+tenantId:"{escape(tenant)}"^0 +({clauses})'

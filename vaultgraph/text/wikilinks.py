@@ -27,7 +27,8 @@ from vaultgraph.text.masking import MASK, is_escaped, mask_markup, mask_spans, m
 from vaultgraph.text.resolve import resolve, resolve_workspace
 from vaultgraph.text.tags import find_tags
 
-__all__ = ["CONTEXT_CHARS", "ParsedText", "WikiLink", "link_context", "parse", "resolve", "resolve_workspace"]
+__all__ = ["CONTEXT_CHARS", "ParsedText", "WikiLink", "context_span", "link_context", "parse", "resolve",
+           "resolve_workspace"]
 
 CONTEXT_CHARS = 25
 _SPACE = re.compile(r"\s+")
@@ -91,18 +92,25 @@ def _strip_md(target: str) -> str:
     return target[:-3] if target[-3:].lower() == ".md" else target
 
 
-def link_context(source: str, start: int, end: int, region: tuple[int, int] | None = None) -> str:
-    """About CONTEXT_CHARS either side of the link `source[start:end]` (within `region`, all of `source` by
-    default), whitespace collapsed, in whole words: an edge that would cut a word moves inward to the nearest space
-    (a side that is one word, touching the link, stays as it is)."""
+def context_span(source: str, start: int, end: int, region: tuple[int, int] | None = None,
+                 chars: int = CONTEXT_CHARS) -> tuple[int, int]:
+    """Where the context of `source[start:end]` starts and ends: about `chars` either side (within `region`, all of
+    `source` by default), in whole words: an edge that would cut a word moves inward to the nearest space (a side
+    that is one word, touching the span, stays as it is)."""
     region = region or (0, len(source))
-    left, right = max(region[0], start - CONTEXT_CHARS), min(region[1], end + CONTEXT_CHARS)
+    left, right = max(region[0], start - chars), min(region[1], end + chars)
     if left > region[0] and not source[left - 1].isspace():
         space = _SPACE.search(source, left, start)
         left = space.end() if space else left
     if right < region[1] and not source[right].isspace():
         spaces = list(_SPACE.finditer(source, end, right))
         right = spaces[-1].start() if spaces else right
+    return left, right
+
+
+def link_context(source: str, start: int, end: int, region: tuple[int, int] | None = None) -> str:
+    """About CONTEXT_CHARS either side of the link `source[start:end]` (`context_span`), whitespace collapsed."""
+    left, right = context_span(source, start, end, region)
     return " ".join(source[left:right].split())
 
 

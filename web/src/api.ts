@@ -38,28 +38,50 @@ export interface SubscriptionHandlers<T> {
 }
 
 const KEY_STORAGE = "vaultgraph.apiKey";
+const TENANT_STORAGE = "vaultgraph.devTenant";
 
-/** The API key this browser presents (servers outside development mode need one); kept in localStorage. */
-export function storedKey(): string | null {
+/** A value this browser keeps (localStorage), or null when there is none or storage is disabled. */
+export function readStored(name: string): string | null {
   try {
-    return window.localStorage.getItem(KEY_STORAGE);
+    return window.localStorage.getItem(name);
   } catch {
     return null;
   }
 }
 
-export function storeKey(key: string | null): void {
+/** Keep a value (null: forget it); with storage disabled it lasts for this page only, or not at all. */
+export function writeStored(name: string, value: string | null): void {
   try {
-    if (key) window.localStorage.setItem(KEY_STORAGE, key);
-    else window.localStorage.removeItem(KEY_STORAGE);
+    if (value) window.localStorage.setItem(name, value);
+    else window.localStorage.removeItem(name);
   } catch {
-    // storage disabled: the key lasts for this page only
+    // storage disabled
   }
+}
+
+/** The API key this browser presents (servers outside development mode need one); kept in localStorage. */
+export function storedKey(): string | null {
+  return readStored(KEY_STORAGE);
+}
+
+export function storeKey(key: string | null): void {
+  writeStored(KEY_STORAGE, key);
+}
+
+/** The tenant this browser asks a development-mode server for (X-Vaultgraph-Tenant), or null for the server's own
+ * development tenant; kept by the tenant switcher. Ignored when an API key is stored: the key names its tenant. */
+export function storedTenant(): string | null {
+  return storedKey() ? null : readStored(TENANT_STORAGE);
+}
+
+export function storeTenant(tenant: string | null): void {
+  writeStored(TENANT_STORAGE, tenant);
 }
 
 export class Api {
   private ws: Client | null = null;
   private readonly key: string | null = storedKey();
+  private readonly tenant: string | null = storedTenant();
   private readonly httpUrl: string;
   private readonly wsUrl: string;
   /** Connection state of the subscription socket, for the status dot in the top bar. */
@@ -101,7 +123,7 @@ export class Api {
     let response: Response;
     try {
       response = await fetch(new URL(`/files/${encodeURIComponent(id)}`, this.httpUrl), {
-        headers: this.key ? { authorization: `Bearer ${this.key}` } : {},
+        headers: this.identity(),
       });
     } catch (err) {
       throw new ApiError(`Cannot reach the vaultgraph server (${(err as Error).message}). Is it running?`, "NETWORK");
@@ -114,11 +136,16 @@ export class Api {
     return response.blob();
   }
 
+  /** Who this browser is to the server: its API key, else (development mode) the tenant it switched to, if any. */
+  private identity(): Record<string, string> {
+    if (this.key) return { authorization: `Bearer ${this.key}` };
+    return this.tenant ? { "x-vaultgraph-tenant": this.tenant } : {};
+  }
+
   private async send<T>(body: BodyInit, headers: Record<string, string>): Promise<T> {
     let response: Response;
     try {
-      const auth: Record<string, string> = this.key ? { authorization: `Bearer ${this.key}` } : {};
-      response = await fetch(this.httpUrl, { method: "POST", body, headers: { ...headers, ...auth } });
+      response = await fetch(this.httpUrl, { method: "POST", body, headers: { ...headers, ...this.identity() } });
     } catch (err) {
       throw new ApiError(`Cannot reach the vaultgraph server (${(err as Error).message}). Is it running?`, "NETWORK");
     }
@@ -160,7 +187,7 @@ export class Api {
       this.ws = createClient({
         url: this.wsUrl,
         lazy: true,
-        connectionParams: () => (this.key ? { authorization: `Bearer ${this.key}` } : {}),
+        connectionParams: () => this.identity(),
         retryAttempts: Number.POSITIVE_INFINITY,
         shouldRetry: () => true,
         on: {

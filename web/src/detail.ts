@@ -5,6 +5,7 @@ import type { Api } from "./api";
 import { type Capabilities, typeString } from "./capabilities";
 import { byId, fill, formatBytes, h, marked, relativeTime } from "./dom";
 import { headingId } from "./markdown";
+import { MentionsSection } from "./mentions";
 import { edgeStyle, stageClass, typeColor, typeLabel } from "./palette";
 import { CREATE_LINK, DELETE_LINK, ITEM_DETAIL, LINK_TYPES, itemFieldsFor } from "./queries";
 import { isAttachment, Reader } from "./reading";
@@ -44,6 +45,7 @@ export class DetailPanel {
   private current: Detail | null = null;
   private seq = 0;
   private readonly reader: Reader;
+  private readonly mentions: MentionsSection;
   /** A heading to scroll to once the item opening now is drawn ([[Note#Heading]]). */
   private heading: string | null = null;
 
@@ -58,6 +60,12 @@ export class DetailPanel {
       create: (title) => actions.create(title),
       tag: (tag) => actions.tag(tag),
     });
+    this.mentions = new MentionsSection(api, caps, store);
+    this.mentions.linked = () => {
+      if (!this.current) return;
+      void actions.expand(this.current.id); // the new edge, into the graph
+      this.reload();
+    };
     store.on("select", (id) => void this.show(id));
     store.on("item", (id) => this.onItemChanged(id));
     byId("detail-close").addEventListener("click", () => store.select(null));
@@ -165,6 +173,7 @@ export class DetailPanel {
       item.tags?.length ? h("div", { class: "tags" }, item.tags.map((t) => h("span", { class: "tag", text: `#${t}` }))) : null,
       this.linkSection("Outgoing links", item.outgoing, "out"),
       this.linkSection("Backlinks", item.backlinks, "in"),
+      item.__typename === "Note" ? this.mentions.render(item.id) : null,
       this.linkForm(item),
       item.__typename === "Note" ? h("section", { class: "detail-section", attrs: { id: "suggestions" } },
         h("h3", { text: "Suggested links" }), h("p", { class: "hint", text: "Looking for related notes…" })) : null,
@@ -232,7 +241,7 @@ export class DetailPanel {
     const classes = ["link-row", link.isGhost ? "ghost-row" : "", link.origin === "AGENT" ? "agent-row" : ""].filter(Boolean);
     return h("li", { class: classes.join(" "), data: { linkId: link.id, origin: link.origin } },
       h("div", { class: "link-head" },
-        h("span", { class: "link-type", text: style.label, attrs: { style: `border-color:${style.color};color:${style.color}` } }),
+        h("span", { class: "link-type", text: style.label, attrs: { style: `border-color:${style.color}` } }),
         direction === "out" ? "→" : "←", target, h("span", { class: "link-origin", text: origin }),
         link.origin === "AGENT" ? h("span", { class: "badge badge-agent", text: "agent", data: { agentLink: link.id },
           title: "Made by an agent (enrichment's classifier, or an agent's link_items)" }) : null, remove),
@@ -345,7 +354,7 @@ export class DetailPanel {
     return h("li", { class: "link-row suggestion-row" },
       h("div", { class: "link-head" },
         h("span", { class: "link-type", text: edgeStyle(type).label,
-          attrs: { style: `border-color:${edgeStyle(type).color};color:${edgeStyle(type).color}` } }),
+          attrs: { style: `border-color:${edgeStyle(type).color}` } }),
         "→",
         target ? h("button", { class: "link-button", text: target.title, attrs: { type: "button" }, on: { click: () => this.store.select(target.id) } })
           : h("span", { text: "?" }),

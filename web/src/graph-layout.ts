@@ -195,9 +195,11 @@ export class LayoutMemory {
   }
 }
 
-/** The storage key of a tenant's layout: the API key names one tenant; without one, the server's development tenant. */
-export function layoutKey(apiKey: string | null, view = "global"): string {
+/** The storage key of a tenant's layout: the API key names one tenant; without one, the development tenant the
+ * switcher chose (`devTenant`), else the server's own. */
+export function layoutKey(apiKey: string | null, view = "global", devTenant: string | null = null): string {
   let hash = 2166136261;
   for (const ch of apiKey ?? "") hash = Math.imul(hash ^ ch.charCodeAt(0), 16777619) >>> 0;
-  return `vaultgraph.layout.${apiKey ? hash.toString(36) : "dev"}.${view}`;
+  const who = apiKey ? hash.toString(36) : devTenant ? `dev-${devTenant}` : "dev";
+  return `vaultgraph.layout.${who}.${view}`;
 }

@@ -12,7 +12,7 @@ import type { Attributes } from "graphology-types";
 import Sigma, { DEFAULT_STYLES } from "sigma";
 
 import type { Api } from "./api";
-import { storedKey } from "./api";
+import { storedKey, storedTenant } from "./api";
 import { byId, fill, h } from "./dom";
 import { LabelLayer } from "./graph-labels";
 import { fa2Settings, forceLayout, LayoutMemory, layoutKey, normalize, separate, sizeFor, UNIT } from "./graph-layout";
@@ -85,7 +85,7 @@ export class GraphPane {
   private unindexed = false; // items were added since sigma last processed the graph
   private note: string | null = null; // what the status says after the counts, until something else is said
   private importance: string[] = [];
-  private memory: LayoutMemory = new LayoutMemory(layoutKey(storedKey()));
+  private memory: LayoutMemory = new LayoutMemory(layoutKey(storedKey(), "global", storedTenant()));
   private readonly container = byId("graph-canvas");
   private readonly status = byId("graph-status");
   private readonly legend = byId("graph-legend");
@@ -323,7 +323,7 @@ export class GraphPane {
       this.api.request<GraphViewData>(GRAPH_VIEW, { center: null, hops: 1, limit: GRAPH_LIMIT }));
     if (!data) return;
     this.local = null;
-    this.memory = new LayoutMemory(layoutKey(storedKey()));
+    this.memory = new LayoutMemory(layoutKey(storedKey(), "global", storedTenant()));
     this.replace(data);
     this.onViewChange();
   }
@@ -336,7 +336,7 @@ export class GraphPane {
     }));
     if (!data) return;
     this.local = view;
-    this.memory = new LayoutMemory(layoutKey(storedKey(), `local.${view.center}`));
+    this.memory = new LayoutMemory(layoutKey(storedKey(), `local.${view.center}`, storedTenant()));
     this.replace(data);
     this.status.dataset.local = view.center;
     this.onViewChange();

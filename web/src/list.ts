@@ -130,7 +130,7 @@ export class ListPane {
     const owner = item.scope === "SHARED" ? null
       : h("span", { class: "owner", text: item.scope === "TEAM" ? `team ${item.teamId ?? ""}` : `agent ${item.agentId ?? ""}` });
     const tags = (item.tags ?? []).slice(0, 3).map((t) => h("span", { class: "tag", text: `#${t}` }));
-    return h("li", { class: "item-row", attrs: { role: "option", "aria-selected": "false" }, data: { id: item.id } },
+    return h("li", { class: "item-row", data: { id: item.id } },
       h("button", { class: "item-button", attrs: { type: "button" }, on: { click: () => this.store.select(item.id) } },
         h("i", { class: "dot", attrs: { style: `background:${typeColor(key)}` }, title: typeLabel(key) }),
         h("span", { class: "item-main" },
@@ -153,7 +153,11 @@ export class ListPane {
 
   private markSelected(id: string | null): void {
     for (const li of this.list.querySelectorAll<HTMLLIElement>("li.item-row")) {
-      li.setAttribute("aria-selected", String(li.dataset.id === id));
+      const open = li.dataset.id === id;
+      li.classList.toggle("selected", open);
+      const button = li.querySelector("button.item-button");
+      if (open) button?.setAttribute("aria-current", "true");
+      else button?.removeAttribute("aria-current");
     }
     this.rove();
   }
@@ -162,7 +166,7 @@ export class ListPane {
    * roving tabindex, so Tab leaves the list in one press instead of one per row. */
   rove(to?: HTMLButtonElement): void {
     const buttons = [...this.list.querySelectorAll<HTMLButtonElement>("button.item-button")];
-    const stop = to ?? this.list.querySelector<HTMLButtonElement>('li[aria-selected="true"] button.item-button') ?? buttons[0];
+    const stop = to ?? this.list.querySelector<HTMLButtonElement>("li.selected button.item-button") ?? buttons[0];
     for (const button of buttons) button.tabIndex = button === stop ? 0 : -1;
   }
 

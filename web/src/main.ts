@@ -16,6 +16,7 @@ import { ProgressBar } from "./progress";
 import { SearchBar } from "./search";
 import { Store } from "./store";
 import { TagPane } from "./tags";
+import { TenantSwitcher } from "./tenants";
 import { toastWarning } from "./toast";
 import { UploadDialog } from "./upload";
 
@@ -33,7 +34,7 @@ let onGraphShown = () => {};
 function setView(view: View): void {
   byId("graph-pane").hidden = view !== "graph";
   byId("editor-pane").hidden = view !== "editor";
-  for (const tab of document.querySelectorAll<HTMLButtonElement>("[data-view]")) {
+  for (const tab of document.querySelectorAll<HTMLButtonElement>("button[data-view]")) {
     tab.setAttribute("aria-selected", String(tab.dataset.view === view));
   }
   document.body.dataset.view = view;
@@ -84,6 +85,7 @@ async function boot(): Promise<void> {
     return;
   }
 
+  const tenants = new TenantSwitcher(api, caps, byId("tenant-host")).mount();
   const store = new Store();
   const graph = new GraphPane(api, store);
   graph.mount();
@@ -136,7 +138,7 @@ async function boot(): Promise<void> {
   });
 
   // Tabs and keyboard shortcuts.
-  for (const tab of document.querySelectorAll<HTMLButtonElement>("[data-view]")) {
+  for (const tab of document.querySelectorAll<HTMLButtonElement>("button[data-view]")) {
     tab.addEventListener("click", () => setView(tab.dataset.view as View));
   }
   for (const button of document.querySelectorAll<HTMLButtonElement>("[data-click]")) {
@@ -197,7 +199,7 @@ async function boot(): Promise<void> {
     get graph() { return graph.graph; }, get sigma() { return graph.sigma; } };
 
   setView("graph");
-  await Promise.all([list.load(), graph.load(), tags.load()]);
+  await Promise.all([list.load(), graph.load(), tags.load(), tenants]);
   progress.start();
   const fromUrl = itemInUrl();
   history.replaceState({ item: fromUrl }, "", location.href);

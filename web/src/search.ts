@@ -231,7 +231,7 @@ export class SearchBar {
       this.store.select(item.id);
       this.store.emit("path", steps.length ? { hitId: item.id, steps } : null);
     };
-    return h("li", { class: "item-row hit-row", attrs: { role: "option", "aria-selected": "false" }, data: { id: item.id } },
+    return h("li", { class: "item-row hit-row", data: { id: item.id } },
       h("button", { class: "item-button", attrs: { type: "button" }, on: { click: open } },
         h("i", { class: "dot", attrs: { style: `background:${typeColor(key)}` }, title: typeLabel(key) }),
         h("span", { class: "item-main" },
