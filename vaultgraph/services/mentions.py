@@ -21,8 +21,8 @@ from vaultgraph.errors import NotFound
 from vaultgraph.graph import items as item_cypher
 from vaultgraph.graph import mentions as cypher
 from vaultgraph.graph.session import Graph
+from vaultgraph.services.note_reads import note_cursor
 from vaultgraph.services.note_renames import new_names
-from vaultgraph.services.notes import note_cursor
 from vaultgraph.services.pagination import encode_cursor, page_size, timestamp_cursor
 from vaultgraph.services.wikilink_sync import key_in, resolve_refs_many
 from vaultgraph.text.lucene import phrase_query
