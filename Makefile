@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | sha256sum | cut -c1-12)
 
-.PHONY: run test test-all setup lint typecheck check clean
+.PHONY: run test test-explorer test-all setup lint typecheck check clean
 
 run: setup web
 	$(BIN)/vaultgraph serve
@@ -24,13 +24,18 @@ test: setup web clients-js chromium redis
 	cd web && npm run --silent typecheck:e2e
 	$(BIN)/pytest $(PYTEST_PARALLEL) -m "not slow"
 
+# The browser scenarios `make test` leaves out (`{ full: true }` in web/e2e: more cases of what a kept scenario of
+# the same file checks); CI runs them after `make test`.
+test-explorer: setup web chromium
+	$(BIN)/pytest $(PYTEST_PARALLEL) -m explorer_full tests/web/test_explorer_e2e.py
+
 test-all: setup web clients-js chromium redis
 	$(BIN)/ruff check vaultgraph tests
 	$(BIN)/mypy vaultgraph
 	$(BIN)/lint-imports
 	$(BIN)/deptry .
 	cd web && npm run --silent typecheck:e2e
-	$(BIN)/pytest $(PYTEST_PARALLEL)
+	VAULTGRAPH_TEST_THOROUGH=1 $(BIN)/pytest $(PYTEST_PARALLEL)
 
 setup: $(STAMP)
 	$(BIN)/vaultgraph neo4j build

@@ -95,4 +95,7 @@ async def run_shared_server(settings: Settings, first_tenant: str) -> AsyncItera
     """An app whose workers serve only the tenants handed to `for_tenant` (never another run's in the same Neo4j)."""
     update = {"dev_tenant": first_tenant, "port": 0, "enrichment_tenants": [first_tenant]}
     async with run_server(settings.model_copy(update=update)) as running:
+        # The embedding session loads on first use (seconds on a loaded machine): in the fixture's set-up, not in
+        # the first test's request, whose 30 s client timeout it once ran out.
+        await running.app.state.models.embed(["warm up"])
         yield SharedServer(running)

@@ -62,6 +62,8 @@ def catalog() -> list[Any]:
                             needs.get("models", False))
         group = Path(scenario.file).name.removesuffix(".test.mjs")
         marks = [pytest.mark.slow] if needs.get("slow") else []  # `{ slow: true }`: make test-all only
+        if needs.get("full"):  # `{ full: true }`: make test-explorer (CI) and make test-all, not make test
+            marks = [pytest.mark.slow, pytest.mark.explorer_full]
         params.append(pytest.param(scenario, id=f"{group}:{re.sub(r'[^0-9A-Za-z]+', '_', scenario.name).strip('_')}",
                                    marks=marks))
     return params

@@ -157,7 +157,7 @@ async function readableVault(ex, count) {
   assert.deepEqual(after, before);
 }
 
-scenario("a synthetic 2,000-node graph drawn in the page has no overlapping discs or labels", {}, async (ex) => {
+scenario("a synthetic 2,000-node graph drawn in the page has no overlapping discs or labels", { full: true }, async (ex) => {
   // The layout alone at the size, without writing 2,000 notes (the slow scenario below does): the bench's
   // way in, GraphPane.merge with items the list does not keep.
   await ex.open();

@@ -57,7 +57,7 @@ scenario("the local graph isolates one note by depth, direction and link type", 
   await expectVisible(ex.page.locator("#graph-local-open"));
 });
 
-scenario("the shortest path between two chosen notes is drawn from one API query", {}, async (ex) => {
+scenario("the shortest path between two chosen notes is drawn from one API query", { full: true }, async (ex) => {
   const ids = await chain(ex);
   await ex.open();
   await settled(ex);
@@ -75,7 +75,7 @@ scenario("the shortest path between two chosen notes is drawn from one API query
   await ex.shot("path");
 });
 
-scenario("orphans and attachments are off by default and come back with their toggles", {}, async (ex) => {
+scenario("orphans and attachments are off by default and come back with their toggles", { full: true }, async (ex) => {
   const ids = await chain(ex);
   await ex.open();
   await settled(ex);
@@ -105,7 +105,7 @@ scenario("the node count follows the filters", {}, async (ex) => {
   await expectText(ex.page.locator("#graph-status"), "6 nodes");
 });
 
-scenario("a dragged node stays where it was put, pinned, after a reload; hover lights its neighbours", {}, async (ex) => {
+scenario("a dragged node stays where it was put, pinned, after a reload; hover lights its neighbours", { full: true }, async (ex) => {
   const ids = await chain(ex);
   await ex.open();
   await settled(ex);
@@ -129,7 +129,7 @@ scenario("a dragged node stays where it was put, pinned, after a reload; hover l
     [...moved, true]);
 });
 
-scenario("the canvas follows the pane's width when the detail panel closes", {}, async (ex) => {
+scenario("the canvas follows the pane's width when the detail panel closes", { full: true }, async (ex) => {
   await chain(ex);
   await ex.open();
   await settled(ex);
@@ -145,7 +145,7 @@ scenario("the canvas follows the pane's width when the detail panel closes", {},
     && [...document.querySelectorAll("#graph-canvas canvas")].every((c) => /** @type {HTMLElement} */ (c).clientWidth === w), wide);
 });
 
-scenario("a link removed by an edit leaves the graph without a reload", {}, async (ex) => {
+scenario("a link removed by an edit leaves the graph without a reload", { full: true }, async (ex) => {
   const ids = await chain(ex);
   await ex.open();
   await settled(ex);
@@ -160,7 +160,7 @@ scenario("a link removed by an edit leaves the graph without a reload", {}, asyn
   await ex.waitHook((vg, [s, t]) => !vg.graph.hasDirectedEdge(s, t), [ids.a, ids.b]);
 });
 
-scenario("graph nodes are reached and opened by keyboard", {}, async (ex) => {
+scenario("graph nodes are reached and opened by keyboard", { full: true }, async (ex) => {
   const ids = await chain(ex);
   await ex.open();
   await settled(ex);

@@ -30,7 +30,7 @@ scenario("the graph draws items and resolved links but never ghosts", {}, async 
   await ex.shot("graph");
 });
 
-scenario("clicking a node focuses it and opens its detail", {}, async (ex) => {
+scenario("clicking a node focuses it and opens its detail", { full: true }, async (ex) => {
   const target = await ex.makeNote("Target", "The one to click.");
   await ex.makeNote("Neighbour", "Next to [[Target]].");
   await ex.makeNote("Far away", "Unrelated.");
@@ -53,7 +53,7 @@ scenario("clicking a node focuses it and opens its detail", {}, async (ex) => {
   await ex.shot("focused");
 });
 
-scenario("expanding a node adds its one-hop neighbourhood", {}, async (ex) => {
+scenario("expanding a node adds its one-hop neighbourhood", { full: true }, async (ex) => {
   const seed = await ex.makeNote("Seed", "Start here.");
   await ex.open();
   await ex.waitHook((vg) => vg.graph.order === 1);
@@ -67,7 +67,7 @@ scenario("expanding a node adds its one-hop neighbourhood", {}, async (ex) => {
   await ex.shot("expanded");
 });
 
-scenario("a manual link from the detail form becomes an edge", {}, async (ex) => {
+scenario("a manual link from the detail form becomes an edge", { full: true }, async (ex) => {
   const alpha = await ex.makeNote("Alpha", "First.");
   const beta = await ex.makeNote("Beta", "Second.");
   await ex.open();

@@ -28,7 +28,7 @@ scenario("with introspection off the explorer boots from the schema it was built
     await ex.shot("no-introspection");
   });
 
-scenario("a narrow window stacks the panes without sideways scrolling", {}, async (ex) => {
+scenario("a narrow window stacks the panes without sideways scrolling", { full: true }, async (ex) => {
   await ex.makeNote("Overview", "Start at the [[Setup Guide]].");
   await ex.page.setViewportSize({ width: 420, height: 860 });
   await ex.open();

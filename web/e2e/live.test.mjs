@@ -42,7 +42,7 @@ scenario("search lists hybrid hits with their score breakdown and a hit opens wi
   await expectCount(page.locator("#item-list li.item-row:not(.hit-row)"), 3);
 });
 
-scenario("a graph-mode hit highlights the links it came by", WORKERS, async (ex) => {
+scenario("a graph-mode hit highlights the links it came by", { ...WORKERS, full: true }, async (ex) => {
   if (!await ex.schemaHas("Query", "search")) ex.skip("this server has no Query.search yet");
   const k8s = await ex.makeNote("Kubernetes deployment", "Rolling updates with kubectl, one pod at a time.");
   const ops = await ex.makeNote("Ops handbook", "Start with [[Kubernetes deployment]].");
@@ -86,7 +86,7 @@ scenario("stage badges follow enrichment events without a reload", WORKERS, asyn
   await ex.shot("badge-final");
 });
 
-scenario("an uploaded file reaches DONE through the subscription", WORKERS, async (ex) => {
+scenario("an uploaded file reaches DONE through the subscription", { ...WORKERS, full: true }, async (ex) => {
   await ex.open();
   const page = ex.page;
   await page.click("#upload-button");
@@ -132,7 +132,7 @@ scenario("an uploaded file reaches DONE through the subscription", WORKERS, asyn
   await ex.shot("upload-done");
 });
 
-scenario("a link suggestion is accepted from the detail panel", WORKERS, async (ex) => {
+scenario("a link suggestion is accepted from the detail panel", { ...WORKERS, full: true }, async (ex) => {
   const espresso = await ex.makeNote("Espresso brewing", "Grind fine; nine bar of pressure; a 25 second shot.");
   const extraction = await ex.makeNote("Coffee extraction", "Espresso extraction depends on grind size and pressure.");
   await ex.makeNote("Bicycle repair", "Patch the inner tube, then check the tyre.");

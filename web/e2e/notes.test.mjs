@@ -59,7 +59,7 @@ scenario("the editor saves through saveNote and completes titles after brackets"
   await ex.shot("saved-again");
 });
 
-scenario("an existing note opens in the editor from its detail", {}, async (ex) => {
+scenario("an existing note opens in the editor from its detail", { full: true }, async (ex) => {
   await ex.makeNote("Reading list", "- [[Dune]]\n");
   await ex.open();
   await ex.row("Reading list").click();
@@ -70,7 +70,7 @@ scenario("an existing note opens in the editor from its detail", {}, async (ex) 
   await ex.shot("editing");
 });
 
-scenario("capture appends timestamped lines to today's daily note", {}, async (ex) => {
+scenario("capture appends timestamped lines to today's daily note", { full: true }, async (ex) => {
   await ex.makeNote("Overview", "The map.");
   await ex.open();
   const page = ex.page;
@@ -96,7 +96,7 @@ scenario("capture appends timestamped lines to today's daily note", {}, async (e
   await ex.shot("captured");
 });
 
-scenario("errors from the API are shown with their code", {}, async (ex) => {
+scenario("errors from the API are shown with their code", { full: true }, async (ex) => {
   await ex.makeNote("Taken", "Already here.");
   await ex.open();
   const page = ex.page;

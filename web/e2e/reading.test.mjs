@@ -127,7 +127,7 @@ scenario("the reading view renders a note's markdown and runs nothing from it", 
   assert.equal(await page.evaluate(() => window.__pwned ?? null), null);
 });
 
-scenario("attachments show as images, an SVG too, never as their source", {}, async (ex) => {
+scenario("attachments show as images, an SVG too, never as their source", { full: true }, async (ex) => {
   await importAttachments(ex);
   await ex.open();
   const page = ex.page;
