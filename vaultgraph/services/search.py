@@ -5,6 +5,11 @@ up to their items, and are fused (see services/fusion.py). Every hit explains it
 channel's normalised score, raw score and rank, the fusion used, a snippet with the matched words marked, and in
 graph mode the link that brought an item in. When the embedding model is down, hybrid search answers from the
 keyword channel alone and says that the vector channel was skipped, and why.
+
+Reranking, when a reranker is configured (EverOS's second stage): the top `rerank_candidates` fused items go to it
+as title + passage, and come back first in its order (each with its rerank score and rank); the rest follow in
+fused order. `score` stays the fused score, which `minScore` filtered on before. A failing reranker leaves the
+fused order and says why (`RerankReport.skipped`), never an error.
 """
 
 from __future__ import annotations
@@ -12,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import enum
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TypeVar
 
@@ -29,6 +34,7 @@ from vaultgraph.graph.session import Graph
 from vaultgraph.graph.vectors import VectorModel
 from vaultgraph.lru import Lru
 from vaultgraph.models.client import ModelClient
+from vaultgraph.models.rerank import Reranker
 from vaultgraph.services.fusion import (
     ChannelHit,
     ChannelScore,
@@ -56,6 +62,7 @@ OVERFETCH = 2  # each channel brings twice the page, so fusion has candidates th
 MAX_RAW_HITS = 4000  # how deep a channel digs when filters keep rejecting what the index returns
 GRAPH_EXTRA_MAX = 25
 GRAPH_HOP_DECAY = 0.5  # an item reached by a link scores half the hit that led to it
+RERANK_DOCUMENT_CHARS = 2000  # of title + passage sent per candidate: cross-encoders read ~512 tokens at most
 ITEM_LABELS = {"document": "Document", "note": "Note"}
 # Types a filter may name before any item has them: the note kinds of the design and the document types given by
 # a file suffix. Any other name must be the kind or document type of an item the caller can see.
@@ -78,6 +85,7 @@ class SearchConfig:
     vector_weight: float = 0.6
     cache_size: int = 256
     similarity_floor: bool = True
+    rerank_candidates: int = 50
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,6 +113,12 @@ class ViaLink:
 
 
 @dataclass(frozen=True, slots=True)
+class RerankScore:
+    score: float  # as the reranker gave it (Cohere, Jina and vLLM answer 0-1)
+    rank: int  # 1-based, among the candidates reranked
+
+
+@dataclass(frozen=True, slots=True)
 class SearchHit:
     item: Item
     score: float
@@ -114,6 +128,7 @@ class SearchHit:
     passage: str  # the best chunk's text, else the item's own (a note's body, a document's summary)
     terms: tuple[str, ...]  # the query's words
     via: tuple[ViaLink, ...] = ()
+    rerank: RerankScore | None = None  # None: reranking off, failed, or the hit was beyond the candidates
 
     def snippet(self) -> Snippet:
         """The passage cut around its matches, words marked; computed on demand (a page of them costs ms)."""
@@ -136,6 +151,15 @@ class ChannelReport:
 
 
 @dataclass(frozen=True, slots=True)
+class RerankReport:
+    configured: bool = False
+    ran: bool = False  # the reranker's scores ordered the candidates
+    candidates: int = 0  # items sent to it
+    model: str | None = None
+    skipped: str | None = None  # why it did not run when configured: the reranker failed (the order is fused)
+
+
+@dataclass(frozen=True, slots=True)
 class SearchResult:
     hits: list[SearchHit]
     mode: SearchMode
@@ -143,6 +167,7 @@ class SearchResult:
     keyword: ChannelReport
     vector: ChannelReport
     terms: tuple[str, ...] = field(default=())
+    rerank: RerankReport = field(default=RerankReport())
 
 
 def search_config(settings: Settings) -> SearchConfig:
@@ -150,7 +175,7 @@ def search_config(settings: Settings) -> SearchConfig:
         fusion=FusionMethod(settings.search_fusion.upper()), normalisation=Normalisation(settings.search_normalisation),
         keyword_weight=settings.search_keyword_weight,
         vector_weight=settings.search_vector_weight, cache_size=settings.search_query_cache,
-        similarity_floor=settings.search_similarity_floor,
+        similarity_floor=settings.search_similarity_floor, rerank_candidates=settings.rerank_candidates,
     )
 
 
@@ -182,6 +207,20 @@ def item_text(item: Item) -> str:
     if isinstance(item, Note):
         return strip_frontmatter(item.body).strip() or item.title
     return item.summary or item.title
+
+
+def rerank_text(hit: SearchHit) -> str:
+    """What the reranker reads of a candidate: its title and best passage, cut to RERANK_DOCUMENT_CHARS."""
+    return f"{hit.item.title}\n{hit.passage}"[:RERANK_DOCUMENT_CHARS]
+
+
+def reranked(hits: Sequence[SearchHit], scores: Sequence[float | None]) -> list[SearchHit]:
+    """The candidates (`hits[:len(scores)]`) by score, best first, ties in fused order, then any the reranker did
+    not score, then the rest of `hits`, both in fused order."""
+    head = list(zip(hits, scores, strict=False))
+    scored = sorted(((hit, score) for hit, score in head if score is not None), key=lambda pair: -pair[1])
+    return [*(replace(hit, rerank=RerankScore(score, rank)) for rank, (hit, score) in enumerate(scored, start=1)),
+            *(hit for hit, score in head if score is None), *hits[len(head):]]
 
 
 def _clean_list(values: Sequence[str] | None, name: str) -> list[str] | None:
@@ -230,9 +269,10 @@ async def deepen(fetch: Callable[[int], Awaitable[list[RawHit]]], want: int) -> 
 
 class SearchService:
     def __init__(self, graph: Graph, models: ModelClient, config: SearchConfig | None = None,
-                 workspace_root: Path | None = None) -> None:
+                 workspace_root: Path | None = None, reranker: Reranker | None = None) -> None:
         self.graph = graph
         self.config = config or SearchConfig()
+        self.reranker = reranker
         self.workspace_root = workspace_root  # where tenants' taxonomies live; None: the default taxonomy
         self.embeddings = QueryEmbeddings(models, self.config.cache_size)
         self.background = Background(models)
@@ -264,6 +304,8 @@ class SearchService:
         await self.check_types(principal, where)
         terms = query_terms(request.query)
         want = request.limit * OVERFETCH
+        if self.reranker is not None:  # the channels bring at least the candidates the reranker is to see
+            want = max(want, self.config.rerank_candidates)
         method = request.fusion or self.config.fusion
         use_keyword = request.mode is not SearchMode.VECTOR
         use_vector = request.mode is not SearchMode.KEYWORD
@@ -278,7 +320,8 @@ class SearchService:
         fused = await self._merge_rules(principal, fused)
         if request.min_score is not None:
             fused = [f for f in fused if f.score >= request.min_score]
-        fused = fused[: request.limit]
+        depth = request.limit if self.reranker is None else max(request.limit, self.config.rerank_candidates)
+        fused = fused[:depth]
         items = await self.graph.read(item_cypher.items_by_ids, principal.tenant_id, [f.item_id for f in fused])
         hits = []
         for entry in fused:
@@ -287,14 +330,32 @@ class SearchService:
                 continue
             hits.append(SearchHit(item, entry.score, entry.keyword, entry.vector, method,
                                   entry.passage or item_text(item), tuple(terms)))
+        hits, rerank = await self._rerank(request.query.strip(), hits)
+        hits = hits[: request.limit]
         if request.mode is SearchMode.GRAPH and hits:
             hits.extend(await self._neighbours(principal, where, hits, terms))
         return SearchResult(
             hits=hits, mode=request.mode, fusion=method,
             keyword=ChannelReport(ran=use_keyword, hits=len(keyword), fallback=fallback),
             vector=ChannelReport(ran=use_vector and skipped is None, hits=len(vector), skipped=skipped, floor=floor),
-            terms=tuple(terms),
+            terms=tuple(terms), rerank=rerank,
         )
+
+    async def _rerank(self, query: str, hits: list[SearchHit]) -> tuple[list[SearchHit], RerankReport]:
+        """The second stage: the top candidates in the reranker's order; the fused order, and why, when it fails."""
+        if self.reranker is None:
+            return hits, RerankReport()
+        candidates = hits[: self.config.rerank_candidates]
+        model = self.reranker.model_name
+        if not candidates:
+            return hits, RerankReport(configured=True, model=model)
+        try:
+            scores = await self.reranker.rerank(query, [rerank_text(hit) for hit in candidates])
+        except AppError as exc:
+            log.warning("rerank skipped", error=exc.message[:300])
+            return hits, RerankReport(configured=True, candidates=len(candidates), model=model, skipped=exc.message)
+        return reranked(hits, scores), RerankReport(configured=True, ran=True, candidates=len(candidates),
+                                                    model=model)
 
     async def _merge_rules(self, principal: Principal, fused: list[Fused]) -> list[Fused]:
         """GoClaw's merge rules for a caller with a personal space (an agent): its own items ×1.2, and its
