@@ -103,9 +103,15 @@ async def test_the_rerank_orders_the_hits_as_the_scorer_says(
                          "top_n": len(hits)}
 
 
+def _reversing(query: str, documents: list[str]) -> list[float]:
+    """A scorer that likes the candidates sent last (fusion's worst) best: whatever fusion did, it is undone."""
+    return [float(index) for index in range(len(documents))]
+
+
 async def test_candidates_beyond_n_follow_in_fused_order_unscored(
     settings: Settings, tenant: str, reranker: OpenAICompatibleServer
 ) -> None:
+    reranker.on_rerank(_reversing)
     async with reranking(settings, tenant, reranker, rerank_candidates=2) as server:
         await _corpus(server)
         report, _ = await _report(server, limit=5)
@@ -113,7 +119,8 @@ async def test_candidates_beyond_n_follow_in_fused_order_unscored(
     assert len(hits) == 5 and report["rerank"]["candidates"] == 2
     fused = _fused_order(hits)
     titles = [hit["item"]["title"] for hit in hits]
-    assert titles == [*_by_overlap(fused[:2]), *fused[2:]]
+    assert titles == [fused[1], fused[0], *fused[2:]]
+    assert [hit["rerankScore"] for hit in hits[:2]] == [1.0, 0.0]
     assert [hit["rerankRank"] for hit in hits] == [1, 2, None, None, None]
     assert all(hit["rerankScore"] is None for hit in hits[2:])
     [call] = reranker.requests("rerank")
@@ -125,12 +132,13 @@ async def test_limit_below_n_still_reranks_n_candidates(
 ) -> None:
     """The reranker sees the top N fused items whatever the page size, so a page of one is its best, not
     fusion's best."""
+    reranker.on_rerank(_reversing)
     async with reranking(settings, tenant, reranker) as server:
         await _corpus(server)
         full, _ = await _report(server)
         page, _ = await _report(server, limit=1)
     [top] = page["hits"]
-    assert top["item"]["title"] == full["hits"][0]["item"]["title"] == "Kestrel nest height"
+    assert top["item"]["title"] == full["hits"][0]["item"]["title"] == _fused_order(full["hits"])[-1]
     assert len(reranker.requests("rerank")[1].body["documents"]) == len(NOTES)
 
 
@@ -183,6 +191,22 @@ async def test_one_failed_attempt_is_retried_and_the_second_reranks(
     assert report["rerank"]["ran"] is True and "warnings" not in extensions
     assert report["hits"][0]["item"]["title"] == "Kestrel nest height"
     assert len(reranker.requests("rerank")) == 2
+
+
+async def test_the_api_key_goes_as_a_bearer_and_a_refused_one_is_a_warning(
+    settings: Settings, tenant: str
+) -> None:
+    with run_openai_server(api_key="rk-secret") as keyed:
+        async with reranking(settings, tenant, keyed, rerank_api_key="rk-secret") as server:
+            await _corpus(server)
+            report, _ = await _report(server)
+        assert report["rerank"]["ran"] is True
+        assert keyed.requests("rerank")[0].headers["authorization"] == "Bearer rk-secret"
+        async with reranking(settings, tenant, keyed, rerank_api_key="rk-wrong") as server:
+            report, extensions = await _report(server)
+    assert report["rerank"]["ran"] is False and "refused the key (HTTP 401)" in report["rerank"]["skipped"]
+    assert "rk-wrong" not in str(extensions) and "rk-wrong" not in str(report)  # a key is never quoted
+    assert len(keyed.requests("rerank")) == 2  # a refused key is not retried
 
 
 async def test_context_pack_takes_its_hits_in_the_rerankers_order(

@@ -7,7 +7,8 @@ so the client's own timeouts, retries and parsing run for real, and the `/v1/rer
 - chat answers come from a handler receiving the request JSON (`server.on_chat(lambda body: "...")`);
 - embeddings are deterministic bag-of-words vectors (`hashed_embedding`): texts sharing words are similar;
 - rerank scores are word overlap (`overlap_score`: the share of the query's words the document holds, as words,
-  no stemming), or what a test's scorer says (`server.on_rerank(lambda query, document: ...)`);
+  no stemming), or what a test's scorer says of the documents, as sent (`server.on_rerank(lambda query, documents:
+  [...])`, one score each);
 - faults are queued for the next N calls: `rate_limit`, `fail`, `delay`, `malformed`, or any `Fault`;
 - every request is recorded (`server.requests("chat")`) with when it arrived and when it was answered, so a test
   can tell which calls were in flight at a moment (`server.in_flight_at(t)`);
@@ -57,7 +58,7 @@ class ChatReply:
 
 
 ChatHandler = Callable[[dict[str, Any]], "str | ChatReply"]
-RerankScorer = Callable[[str, str], float]
+RerankScorer = Callable[[str, list[str]], list[float]]
 
 
 @dataclass(frozen=True)
@@ -109,6 +110,10 @@ def overlap_score(query: str, document: str) -> float:
     return len(wanted & set(_WORD.findall(document.lower()))) / len(wanted) if wanted else 0.0
 
 
+def overlap_scores(query: str, documents: list[str]) -> list[float]:
+    return [overlap_score(query, document) for document in documents]
+
+
 def default_chat_handler(body: dict[str, Any]) -> str:
     return "ok"
 
@@ -125,7 +130,7 @@ class OpenAICompatibleServer:
         self._faults: deque[tuple[RouteName | None, Fault]] = deque()
         self._requests: list[RecordedRequest] = []
         self._chat_handler: ChatHandler = default_chat_handler
-        self._rerank_scorer: RerankScorer = overlap_score
+        self._rerank_scorer: RerankScorer = overlap_scores
         self._ids = itertools.count(1)
         self._latency: dict[RouteName | None, float] = {}
         self._hold: Callable[[Any], bool] | None = None
@@ -202,7 +207,7 @@ class OpenAICompatibleServer:
             self._faults.clear()
             self._requests.clear()
             self._chat_handler = default_chat_handler
-            self._rerank_scorer = overlap_score
+            self._rerank_scorer = overlap_scores
             self.shuffle_embeddings = False
             self.handler_errors.clear()
             self._latency.clear()
@@ -212,7 +217,8 @@ class OpenAICompatibleServer:
         self._chat_handler = handler
 
     def on_rerank(self, scorer: RerankScorer) -> None:
-        """Score each (query, document) with `scorer` instead of `overlap_score`."""
+        """Score the documents of each call with `scorer` (the query, the documents in the order sent) instead of
+        `overlap_scores`."""
         self._rerank_scorer = scorer
 
     def inject(self, fault: Fault, *, times: int = 1, route: RouteName | None = None) -> None:
@@ -412,7 +418,9 @@ class OpenAICompatibleServer:
         if not isinstance(top_n, int) or top_n < 0:
             raise _BadRequest("'top_n' must be a non-negative integer.")
         try:
-            scores = [float(self._rerank_scorer(query, document)) for document in documents]
+            scores = [float(score) for score in self._rerank_scorer(query, documents)]
+            if len(scores) != len(documents):
+                raise ValueError(f"{len(scores)} scores for {len(documents)} documents")
         except Exception as exc:  # a test's scorer failing is reported to the test, not lost in this thread
             self.handler_errors.append(exc)
             raise _BadRequest(f"The test's rerank scorer raised {exc.__class__.__name__}.") from exc
