@@ -221,6 +221,18 @@ async def test_context_pack_takes_its_hits_in_the_rerankers_order(
     assert "reranked 1.00" in hits[0]["reason"] and "warnings" not in body.get("extensions", {})
 
 
+async def test_ghost_candidates_are_not_reranked(
+    settings: Settings, tenant: str, reranker: OpenAICompatibleServer
+) -> None:
+    """Fuzzy link candidates only need fused scores above a floor: no rerank call on a save or a `ghosts` read."""
+    async with reranking(settings, tenant, reranker) as server:
+        ids = await _corpus(server)
+        await server.data(SAVE, {"input": {"title": "Survey", "body": "See [[Kestrel Nest Heights]]."}})
+        [ghost] = (await server.data("{ ghosts { ref candidates { item { id } } } }"))["ghosts"]
+    assert ghost["candidates"] and {c["item"]["id"] for c in ghost["candidates"]} <= set(ids.values())
+    assert reranker.count("rerank") == 0
+
+
 async def test_reranking_is_off_by_default(server: RunningServer) -> None:
     for title, body in NOTES:
         await server.data(SAVE, {"input": {"title": title, "body": body}})

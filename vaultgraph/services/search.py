@@ -100,6 +100,7 @@ class SearchRequest:
     fusion: FusionMethod | None = None
     exclude_ids: Sequence[str] = ()
     categories: Sequence[str] | None = None  # EverOS's category filter: documents of any of these categories
+    rerank: bool = True  # the configured reranker's second stage; internal callers that only threshold scores skip it
 
 
 @dataclass(frozen=True, slots=True)
@@ -304,7 +305,8 @@ class SearchService:
         await self.check_types(principal, where)
         terms = query_terms(request.query)
         want = request.limit * OVERFETCH
-        if self.reranker is not None:  # the channels bring at least the candidates the reranker is to see
+        reranker = self.reranker if request.rerank else None
+        if reranker is not None:  # the channels bring at least the candidates the reranker is to see
             want = max(want, self.config.rerank_candidates)
         method = request.fusion or self.config.fusion
         use_keyword = request.mode is not SearchMode.VECTOR
@@ -320,7 +322,7 @@ class SearchService:
         fused = await self._merge_rules(principal, fused)
         if request.min_score is not None:
             fused = [f for f in fused if f.score >= request.min_score]
-        depth = request.limit if self.reranker is None else max(request.limit, self.config.rerank_candidates)
+        depth = request.limit if reranker is None else max(request.limit, self.config.rerank_candidates)
         fused = fused[:depth]
         items = await self.graph.read(item_cypher.items_by_ids, principal.tenant_id, [f.item_id for f in fused])
         hits = []
@@ -330,7 +332,7 @@ class SearchService:
                 continue
             hits.append(SearchHit(item, entry.score, entry.keyword, entry.vector, method,
                                   entry.passage or item_text(item), tuple(terms)))
-        hits, rerank = await self._rerank(request.query.strip(), hits)
+        hits, rerank = await self._rerank(reranker, request.query.strip(), hits)
         hits = hits[: request.limit]
         if request.mode is SearchMode.GRAPH and hits:
             hits.extend(await self._neighbours(principal, where, hits, terms))
@@ -341,16 +343,17 @@ class SearchService:
             terms=tuple(terms), rerank=rerank,
         )
 
-    async def _rerank(self, query: str, hits: list[SearchHit]) -> tuple[list[SearchHit], RerankReport]:
+    async def _rerank(self, reranker: Reranker | None, query: str, hits: list[SearchHit]
+                      ) -> tuple[list[SearchHit], RerankReport]:
         """The second stage: the top candidates in the reranker's order; the fused order, and why, when it fails."""
-        if self.reranker is None:
+        if reranker is None:
             return hits, RerankReport()
         candidates = hits[: self.config.rerank_candidates]
-        model = self.reranker.model_name
+        model = reranker.model_name
         if not candidates:
             return hits, RerankReport(configured=True, model=model)
         try:
-            scores = await self.reranker.rerank(query, [rerank_text(hit) for hit in candidates])
+            scores = await reranker.rerank(query, [rerank_text(hit) for hit in candidates])
         except AppError as exc:
             log.warning("rerank skipped", error=exc.message[:300])
             return hits, RerankReport(configured=True, candidates=len(candidates), model=model, skipped=exc.message)
