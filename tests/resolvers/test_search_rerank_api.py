@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from tests.agents.mcp_client import call, mcp_session
 from tests.support.openai_server import Fault, OpenAICompatibleServer, overlap_score, run_openai_server
 from tests.support.server import RunningServer, run_server
 from vaultgraph.config import Settings
@@ -219,6 +220,20 @@ async def test_context_pack_takes_its_hits_in_the_rerankers_order(
     scores = [item["rerankScore"] for item in hits]
     assert scores == sorted(scores, reverse=True) and scores[0] == pytest.approx(1.0)
     assert "reranked 1.00" in hits[0]["reason"] and "warnings" not in body.get("extensions", {})
+
+
+async def test_the_mcp_search_tool_returns_the_rerankers_order(
+    settings: Settings, tenant: str, reranker: OpenAICompatibleServer
+) -> None:
+    async with reranking(settings, tenant, reranker) as server:
+        ids = await _corpus(server)
+        async with mcp_session(server.url) as session:
+            found = await call(session, "vault_search", query=QUERY, maxResults=5)
+    results = found["results"]
+    titles = {ids[title]: title for title in ids}
+    fused = [titles[r["id"]] for r in sorted(results, key=lambda r: -r["score"])]
+    assert [titles[r["id"]] for r in results] == _by_overlap(fused) != fused
+    assert [r["rerankScore"] for r in results] == [round(overlap_score(QUERY, TEXT[t]), 4) for t in _by_overlap(fused)]
 
 
 async def test_ghost_candidates_are_not_reranked(
