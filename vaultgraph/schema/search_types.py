@@ -12,6 +12,7 @@ from vaultgraph.services import search as service
 from vaultgraph.services.fusion import ChannelScore as DomainChannelScore
 from vaultgraph.services.fusion import FusionMethod
 from vaultgraph.services.fuzzy_links import Ghost as DomainGhost
+from vaultgraph.services.reranking import RerankReport
 from vaultgraph.services.suggestions import LinkSuggestion as DomainSuggestion
 
 # The services' enums are the schema's: registering them with strawberry returns the same classes.
@@ -137,7 +138,7 @@ class SearchRerank:
         "fused order, and `search` says so with an UNAVAILABLE warning in `extensions.warnings`."))
 
     @classmethod
-    def from_domain(cls, report: service.RerankReport) -> SearchRerank:
+    def from_domain(cls, report: RerankReport) -> SearchRerank:
         return cls(configured=report.configured, ran=report.ran, candidates=report.candidates, model=report.model,
                    skipped=report.skipped)
 

@@ -6,10 +6,7 @@ channel's normalised score, raw score and rank, the fusion used, a snippet with 
 graph mode the link that brought an item in. When the embedding model is down, hybrid search answers from the
 keyword channel alone and says that the vector channel was skipped, and why.
 
-Reranking, when a reranker is configured (EverOS's second stage): the top `rerank_candidates` fused items go to it
-as title + passage, and come back first in its order (each with its rerank score and rank); the rest follow in
-fused order. `score` stays the fused score, which `minScore` filtered on before. A failing reranker leaves the
-fused order and says why (`RerankReport.skipped`), never an error.
+Then, when a reranker is configured, the second stage of services/reranking.py reorders the top fused candidates.
 """
 
 from __future__ import annotations
@@ -46,6 +43,7 @@ from vaultgraph.services.fusion import (
     roll_up,
 )
 from vaultgraph.services.indexing import strip_frontmatter
+from vaultgraph.services.reranking import RerankReport, RerankScore, rerank_stage
 from vaultgraph.services.similarity_floor import Background, null_of
 from vaultgraph.services.taxonomy import DEFAULT_TAXONOMY, tenant_taxonomy
 from vaultgraph.text.lucene import fallback_keywords, fulltext_query, query_terms
@@ -114,12 +112,6 @@ class ViaLink:
 
 
 @dataclass(frozen=True, slots=True)
-class RerankScore:
-    score: float  # as the reranker gave it (Cohere, Jina and vLLM answer 0-1)
-    rank: int  # 1-based, among the candidates reranked
-
-
-@dataclass(frozen=True, slots=True)
 class SearchHit:
     item: Item
     score: float
@@ -149,15 +141,6 @@ class ChannelReport:
     skipped: str | None = None  # why the channel did not run, when it should have
     fallback: bool = False  # keyword only: Lucene found nothing and the substring scan answered
     floor: float | None = None  # vector only: the similarity floor of this query (services/similarity_floor.py)
-
-
-@dataclass(frozen=True, slots=True)
-class RerankReport:
-    configured: bool = False
-    ran: bool = False  # the reranker's scores ordered the candidates
-    candidates: int = 0  # items sent to it
-    model: str | None = None
-    skipped: str | None = None  # why it did not run when configured: the reranker failed (the order is fused)
 
 
 @dataclass(frozen=True, slots=True)
@@ -213,15 +196,6 @@ def item_text(item: Item) -> str:
 def rerank_text(hit: SearchHit) -> str:
     """What the reranker reads of a candidate: its title and best passage, cut to RERANK_DOCUMENT_CHARS."""
     return f"{hit.item.title}\n{hit.passage}"[:RERANK_DOCUMENT_CHARS]
-
-
-def reranked(hits: Sequence[SearchHit], scores: Sequence[float | None]) -> list[SearchHit]:
-    """The candidates (`hits[:len(scores)]`) by score, best first, ties in fused order, then any the reranker did
-    not score, then the rest of `hits`, both in fused order."""
-    head = list(zip(hits, scores, strict=False))
-    scored = sorted(((hit, score) for hit, score in head if score is not None), key=lambda pair: -pair[1])
-    return [*(replace(hit, rerank=RerankScore(score, rank)) for rank, (hit, score) in enumerate(scored, start=1)),
-            *(hit for hit, score in head if score is None), *hits[len(head):]]
 
 
 def _clean_list(values: Sequence[str] | None, name: str) -> list[str] | None:
@@ -332,7 +306,8 @@ class SearchService:
                 continue
             hits.append(SearchHit(item, entry.score, entry.keyword, entry.vector, method,
                                   entry.passage or item_text(item), tuple(terms)))
-        hits, rerank = await self._rerank(reranker, request.query.strip(), hits)
+        hits, rerank = await rerank_stage(reranker, request.query.strip(), hits, self.config.rerank_candidates,
+                                          rerank_text, lambda hit, score: replace(hit, rerank=score))
         hits = hits[: request.limit]
         if request.mode is SearchMode.GRAPH and hits:
             hits.extend(await self._neighbours(principal, where, hits, terms))
@@ -342,23 +317,6 @@ class SearchService:
             vector=ChannelReport(ran=use_vector and skipped is None, hits=len(vector), skipped=skipped, floor=floor),
             terms=tuple(terms), rerank=rerank,
         )
-
-    async def _rerank(self, reranker: Reranker | None, query: str, hits: list[SearchHit]
-                      ) -> tuple[list[SearchHit], RerankReport]:
-        """The second stage: the top candidates in the reranker's order; the fused order, and why, when it fails."""
-        if reranker is None:
-            return hits, RerankReport()
-        candidates = hits[: self.config.rerank_candidates]
-        model = reranker.model_name
-        if not candidates:
-            return hits, RerankReport(configured=True, model=model)
-        try:
-            scores = await reranker.rerank(query, [rerank_text(hit) for hit in candidates])
-        except AppError as exc:
-            log.warning("rerank skipped", error=exc.message[:300])
-            return hits, RerankReport(configured=True, candidates=len(candidates), model=model, skipped=exc.message)
-        return reranked(hits, scores), RerankReport(configured=True, ran=True, candidates=len(candidates),
-                                                    model=model)
 
     async def _merge_rules(self, principal: Principal, fused: list[Fused]) -> list[Fused]:
         """GoClaw's merge rules for a caller with a personal space (an agent): its own items ×1.2, and its
