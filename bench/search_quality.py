@@ -13,8 +13,9 @@ with the time the load and the queries took.
 The subset holds every abstract judged relevant to a test claim plus a seeded random sample of the others, so its
 figures are higher than the full corpus's (fewer distractors); the full run is the one to compare with published
 figures. The model is whatever the settings configure (the offline all-MiniLM-L6-v2 when no endpoint is set;
-set OPENAI_BASE_URL and VAULTGRAPH_EMBEDDING_MODEL to measure another). The corpus loads into a tenant of its
-own, named after the corpus size, seed, model and chunk size, and stays there: a second run skips the load.
+set OPENAI_BASE_URL and VAULTGRAPH_EMBEDDING_MODEL to measure another; VAULTGRAPH_RERANK_URL and _MODEL rerank
+every mode's top fused hits through that endpoint). The corpus loads into a tenant of its own, named after the
+corpus size, seed, model and chunk size, and stays there: a second run skips the load.
 """
 
 from __future__ import annotations
@@ -200,8 +201,10 @@ async def run(args: argparse.Namespace) -> None:
     # documents of every tenant on a shared Neo4j (other people's test runs included).
     settings = base.model_copy(update={"dev_tenant": tenant, "port": 0, "log_level": "WARNING",
                                        "enrichment_workers": False})
+    rerank = (f"reranked by {base.rerank_model} at {base.rerank_url}, top {base.rerank_candidates}"
+              if base.rerank_url else "no reranking")
     print(f"SciFact test split: {len(ids)} of {len(data.corpus)} abstracts, {len(data.qrels)} claims; "
-          f"model: {model}; tenant {tenant}", flush=True)
+          f"model: {model}; {rerank}; tenant {tenant}", flush=True)
     async with serve(settings) as (client, services):
         have = (await client.data(COUNT))["notes"]["totalCount"]
         if have >= len(ids) and not args.resume:

@@ -5,8 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import AliasChoices, Field
+from pydantic import AliasChoices, Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+MAX_RERANK_CANDIDATES = 200  # each channel then digs 200 deep: the reranker's cost, not the index's, is the limit
 
 
 class Settings(BaseSettings):
@@ -157,8 +159,32 @@ class Settings(BaseSettings):
     search_keyword_weight: float = Field(0.4, ge=0, le=1, description="Weight of the keyword channel (weighted).")
     search_vector_weight: float = Field(0.6, ge=0, le=1, description="Weight of the vector channel (weighted).")
     search_query_cache: int = Field(256, ge=0, description="Query embeddings kept in the LRU cache (0: none).")
+    rerank_url: str | None = Field(
+        None, description="A /rerank endpoint (Cohere, Jina, vLLM shape), the full URL, e.g. "
+                          "http://127.0.0.1:8001/v1/rerank; unset: no reranking."
+    )
+    rerank_model: str | None = Field(None, description="The reranking model at that endpoint (required with the URL).")
+    rerank_api_key: str | None = Field(None, description="Bearer key for the rerank endpoint; unset: none sent.")
+    rerank_candidates: int = Field(
+        50, ge=1, le=MAX_RERANK_CANDIDATES, description="Top fused candidates the reranker reorders (the rest follow "
+                                                         "in fused order)."
+    )
+    rerank_timeout: float = Field(
+        5.0, gt=0, description="Seconds one rerank call may take; past it the search answers in fused order."
+    )
+    rerank_max_retries: int = Field(
+        1, ge=0, le=5, description="Retries of a rerank call on connection errors, 429 and 5xx (not on a timeout)."
+    )
     chunk_max_chars: int = Field(1200, ge=100, description="Longest chunk a long body is split into, in characters.")
     chunk_overlap_chars: int = Field(150, ge=0, description="Characters shared by neighbouring chunks of a section.")
+
+    @model_validator(mode="after")
+    def _rerank_needs_a_model(self) -> Settings:
+        if self.rerank_url and not self.rerank_url.startswith(("http://", "https://")):
+            raise ValueError("VAULTGRAPH_RERANK_URL must be an http:// or https:// URL (the full /rerank endpoint)")
+        if self.rerank_url and not (self.rerank_model or "").strip():
+            raise ValueError("VAULTGRAPH_RERANK_MODEL is required with VAULTGRAPH_RERANK_URL (the endpoint's model)")
+        return self
 
     @property
     def neo4j_home(self) -> Path:

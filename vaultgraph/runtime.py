@@ -28,6 +28,7 @@ from vaultgraph.interop.vault import VaultService
 from vaultgraph.metrics import MeasuredModels, Metrics
 from vaultgraph.models import ModelClient, ModelConfig, build_model_client
 from vaultgraph.models.local_embedding import default_tokenizer_path
+from vaultgraph.models.rerank import HttpReranker, RerankConfig, Reranker
 from vaultgraph.schema.use_cases import Services
 from vaultgraph.services.auth import ApiKeyService
 from vaultgraph.services.context_pack import ContextPackService
@@ -72,6 +73,15 @@ def model_config(settings: Settings) -> ModelConfig:
     )
 
 
+def build_reranker(settings: Settings) -> Reranker | None:
+    """The rerank endpoint's client when VAULTGRAPH_RERANK_URL is set; None (no second stage) otherwise."""
+    if not settings.rerank_url or not settings.rerank_model:
+        return None
+    return HttpReranker(RerankConfig(url=settings.rerank_url, model=settings.rerank_model,
+                                     api_key=settings.rerank_api_key, timeout_seconds=settings.rerank_timeout,
+                                     max_retries=settings.rerank_max_retries))
+
+
 def vault_folders(settings: Settings) -> list[Path]:
     """Where the API may import and export vaults: the configured folders, else the data directory on a development
     server (a page that reaches it through the browser must not read or write the rest of the machine) and nowhere
@@ -81,13 +91,14 @@ def vault_folders(settings: Settings) -> list[Path]:
     return [settings.data_dir] if settings.dev_mode else []
 
 
-def build_services(settings: Settings, graph: Graph, models: ModelClient, bus: EventBus) -> Services:
+def build_services(settings: Settings, graph: Graph, models: ModelClient, bus: EventBus,
+                   reranker: Reranker | None = None) -> Services:
     workspace = Workspace(settings.workspace_dir)
     links = LinkService(graph, workspace, settings.page_size_max)
     enrichment = EnrichmentService(graph, bus, settings.event_queue_size)
     documents = DocumentService(graph, workspace, settings.page_size_max, on_created=enrichment.enqueue,
                                 on_changed=enrichment.enqueue)
-    search = SearchService(graph, models, search_config(settings), workspace.root)
+    search = SearchService(graph, models, search_config(settings), workspace.root, reranker)
     fuzzy = FuzzyResolver(graph, search, models)
     indexer = Indexer(graph, models, chunking_policy(settings))
     notes = NoteService(graph, settings.page_size_max, indexer=save_hook(indexer, fuzzy),
@@ -124,6 +135,7 @@ class Runtime:
     watcher: WorkspaceWatcher | None
     reembedder: Reembedder
     metrics: Metrics | None = None  # /metrics (VAULTGRAPH_METRICS): None when off
+    reranker: Reranker | None = None  # VAULTGRAPH_RERANK_URL: None when off
 
     @contextlib.asynccontextmanager
     async def running(self, require_neo4j: bool = False) -> AsyncIterator[Runtime]:
@@ -176,6 +188,8 @@ class Runtime:
 
     async def _close(self) -> None:
         await self.models.aclose()
+        if self.reranker is not None:
+            await self.reranker.aclose()
         await self.graph.close()
 
 
@@ -192,7 +206,8 @@ def build_runtime(settings: Settings, uri: str | None = None, *, workers: bool |
     if metrics is not None:
         models = cast(ModelClient, MeasuredModels(models, metrics))  # every embedding call's size and time
     bus = build_event_bus(settings.redis_url, settings.event_queue_size, bus_tenants)
-    services = build_services(settings, graph, models, bus)
+    reranker = build_reranker(settings)
+    services = build_services(settings, graph, models, bus, reranker)
     pool = None
     if settings.enrichment_workers if workers is None else workers:
         pool = build_worker_pool(settings, graph, Workspace(settings.workspace_dir), models, bus,
@@ -205,7 +220,7 @@ def build_runtime(settings: Settings, uri: str | None = None, *, workers: bool |
                    monitor=Neo4jMonitor(graph, uri, settings.embedding_dimensions), models=models, bus=bus,
                    services=services, keys=ApiKeyService(graph, settings.api_key_cache_seconds), workers=pool,
                    watcher=watch, reembedder=Reembedder(graph, models, chunking_policy(settings)),
-                   metrics=_read_by(metrics, graph, pool))
+                   metrics=_read_by(metrics, graph, pool), reranker=reranker)
 
 
 def _read_by(metrics: Metrics | None, graph: Graph, pool: WorkerPool | None) -> Metrics | None:

@@ -1,10 +1,14 @@
 """A real OpenAI-compatible HTTP server for tests: Starlette under uvicorn, in a thread, on 127.0.0.1.
 
 It speaks the wire format the `openai` client parses (`/v1/chat/completions`, `/v1/embeddings`, `/v1/models`),
-so the client's own timeouts, retries and parsing run for real. Tests script it:
+so the client's own timeouts, retries and parsing run for real, and the `/v1/rerank` of Cohere, Jina and vLLM
+(`{model, query, documents, top_n}` → `{results: [{index, relevance_score}]}`, best first). Tests script it:
 
 - chat answers come from a handler receiving the request JSON (`server.on_chat(lambda body: "...")`);
 - embeddings are deterministic bag-of-words vectors (`hashed_embedding`): texts sharing words are similar;
+- rerank scores are word overlap (`overlap_score`: the share of the query's words the document holds, as words,
+  no stemming), or what a test's scorer says of the documents, as sent (`server.on_rerank(lambda query, documents:
+  [...])`, one score each);
 - faults are queued for the next N calls: `rate_limit`, `fail`, `delay`, `malformed`, or any `Fault`;
 - every request is recorded (`server.requests("chat")`) with when it arrived and when it was answered, so a test
   can tell which calls were in flight at a moment (`server.in_flight_at(t)`);
@@ -41,7 +45,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-RouteName = Literal["chat", "embeddings"]
+RouteName = Literal["chat", "embeddings", "rerank"]
 _WORD = re.compile(r"\w+")
 
 
@@ -54,6 +58,7 @@ class ChatReply:
 
 
 ChatHandler = Callable[[dict[str, Any]], "str | ChatReply"]
+RerankScorer = Callable[[str, list[str]], list[float]]
 
 
 @dataclass(frozen=True)
@@ -99,6 +104,16 @@ def hashed_embedding(text: str, dimensions: int) -> list[float]:
     return [float(value) for value in (vector / norm).astype(np.float32)]
 
 
+def overlap_score(query: str, document: str) -> float:
+    """The share of the query's distinct words (lower-cased \\w+) that the document holds as words; 0 for none."""
+    wanted = set(_WORD.findall(query.lower()))
+    return len(wanted & set(_WORD.findall(document.lower()))) / len(wanted) if wanted else 0.0
+
+
+def overlap_scores(query: str, documents: list[str]) -> list[float]:
+    return [overlap_score(query, document) for document in documents]
+
+
 def default_chat_handler(body: dict[str, Any]) -> str:
     return "ok"
 
@@ -115,6 +130,7 @@ class OpenAICompatibleServer:
         self._faults: deque[tuple[RouteName | None, Fault]] = deque()
         self._requests: list[RecordedRequest] = []
         self._chat_handler: ChatHandler = default_chat_handler
+        self._rerank_scorer: RerankScorer = overlap_scores
         self._ids = itertools.count(1)
         self._latency: dict[RouteName | None, float] = {}
         self._hold: Callable[[Any], bool] | None = None
@@ -128,12 +144,17 @@ class OpenAICompatibleServer:
                 Route("/v1/chat/completions", self._chat, methods=["POST"]),
                 Route("/v1/embeddings", self._embeddings, methods=["POST"]),
                 Route("/v1/models", self._models, methods=["GET"]),
+                Route("/v1/rerank", self._rerank, methods=["POST"]),
             ]
         )
 
     @property
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self.port}/v1"
+
+    @property
+    def rerank_url(self) -> str:
+        return f"{self.base_url}/rerank"
 
     def start(self, timeout: float = 10.0) -> None:
         sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -186,6 +207,7 @@ class OpenAICompatibleServer:
             self._faults.clear()
             self._requests.clear()
             self._chat_handler = default_chat_handler
+            self._rerank_scorer = overlap_scores
             self.shuffle_embeddings = False
             self.handler_errors.clear()
             self._latency.clear()
@@ -193,6 +215,11 @@ class OpenAICompatibleServer:
 
     def on_chat(self, handler: ChatHandler) -> None:
         self._chat_handler = handler
+
+    def on_rerank(self, scorer: RerankScorer) -> None:
+        """Score the documents of each call with `scorer` (the query, the documents in the order sent) instead of
+        `overlap_scores`."""
+        self._rerank_scorer = scorer
 
     def inject(self, fault: Fault, *, times: int = 1, route: RouteName | None = None) -> None:
         """Apply `fault` to the next `times` calls of `route` (any route when None)."""
@@ -254,6 +281,9 @@ class OpenAICompatibleServer:
 
     async def _embeddings(self, request: Request) -> Response:
         return await self._handle(request, "embeddings", self._embedding_payload)
+
+    async def _rerank(self, request: Request) -> Response:
+        return await self._handle(request, "rerank", self._rerank_payload)
 
     async def _models(self, request: Request) -> Response:
         models = [{"id": name, "object": "model", "created": 0, "owned_by": "tests"} for name in ("test",)]
@@ -376,6 +406,32 @@ class OpenAICompatibleServer:
         tokens = sum(len(_WORD.findall(text)) for text in texts)
         usage = {"prompt_tokens": tokens, "total_tokens": tokens}
         return {"object": "list", "data": data, "model": model, "usage": usage}
+
+
+    def _rerank_payload(self, body: dict[str, Any]) -> dict[str, Any]:
+        model, query, documents = body.get("model"), body.get("query"), body.get("documents")
+        if not isinstance(query, str) or not query or not isinstance(documents, list) or not documents:
+            raise _BadRequest("'query' (a non-empty string) and 'documents' (a non-empty list) are required.")
+        if not all(isinstance(document, str) for document in documents):
+            raise _BadRequest("'documents' must hold strings.")
+        top_n = body.get("top_n") or len(documents)  # vLLM: 0 or none means all
+        if not isinstance(top_n, int) or top_n < 0:
+            raise _BadRequest("'top_n' must be a non-negative integer.")
+        try:
+            scores = [float(score) for score in self._rerank_scorer(query, documents)]
+            if len(scores) != len(documents):
+                raise ValueError(f"{len(scores)} scores for {len(documents)} documents")
+        except Exception as exc:  # a test's scorer failing is reported to the test, not lost in this thread
+            self.handler_errors.append(exc)
+            raise _BadRequest(f"The test's rerank scorer raised {exc.__class__.__name__}.") from exc
+        order = sorted(range(len(documents)), key=lambda index: (-scores[index], index))[:top_n]
+        tokens = sum(len(_WORD.findall(text)) for text in [query, *documents])
+        return {
+            "id": f"rerank-{next(self._ids)}",
+            "model": model,
+            "usage": {"prompt_tokens": tokens, "total_tokens": tokens},
+            "results": [{"index": index, "relevance_score": scores[index]} for index in order],
+        }
 
 
 def _encode(vector: list[float], encoding: str) -> list[float] | str:

@@ -22,7 +22,11 @@ def item_view(item: Item) -> dict[str, Any]:
 
 
 def hit_view(hit: SearchHit) -> dict[str, Any]:
-    return {**item_view(hit.item), "score": round(hit.score, 4), "snippet": hit.snippet().text}
+    """A ranked hit; `rerankScore` too when a reranker ordered it (the results then come in its order)."""
+    view = {**item_view(hit.item), "score": round(hit.score, 4), "snippet": hit.snippet().text}
+    if hit.rerank is not None:
+        view["rerankScore"] = round(hit.rerank.score, 4)
+    return view
 
 
 def linked_view(hit: SearchHit) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""Errors of the model layer: what went wrong with a chat or embedding call, said so a person can act on it.
+"""Errors of the model layer: what went wrong with a chat, embedding or rerank call, said so a person can act on it.
 
 They are `AppError`s with code `UNAVAILABLE`: to a GraphQL client a failing model means the feature that needs
 it is unavailable right now. Messages name the endpoint (without credentials), the model and the operation,
@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 
 from vaultgraph.errors import Unavailable
 
-Operation = Literal["chat", "embeddings"]
+Operation = Literal["chat", "embeddings", "rerank"]
 
 
 class ModelError(Unavailable):

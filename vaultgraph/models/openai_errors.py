@@ -14,7 +14,8 @@ from vaultgraph.models.errors import (
     Operation,
 )
 
-_SETTING = {"chat": "VAULTGRAPH_CHAT_MODEL", "embeddings": "VAULTGRAPH_EMBEDDING_MODEL"}
+_SETTING = {"chat": "VAULTGRAPH_CHAT_MODEL", "embeddings": "VAULTGRAPH_EMBEDDING_MODEL",
+            "rerank": "VAULTGRAPH_RERANK_MODEL"}
 _DETAIL_LIMIT = 200
 
 

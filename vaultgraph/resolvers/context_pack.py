@@ -6,7 +6,7 @@ from typing import Annotated
 
 import strawberry
 
-from vaultgraph.resolvers.search import CategoriesArg
+from vaultgraph.resolvers.search import CategoriesArg, warn_degraded
 from vaultgraph.schema.arguments import ItemTypes, ScopeFilter
 from vaultgraph.schema.context import Info
 from vaultgraph.schema.context_pack_types import ContextPack
@@ -25,8 +25,10 @@ async def context_pack(
     categories: CategoriesArg = None,
 ) -> ContextPack:
     """Hybrid hits above `threshold` with their one-hop neighbours, whole sentences only, within `budgetTokens`;
-    `omitted` lists what qualified and did not fit. INVALID_INPUT for a budget or `maxItems` out of range."""
+    `omitted` lists what qualified and did not fit. INVALID_INPUT for a budget or `maxItems` out of range. The
+    search's UNAVAILABLE warnings (no vector channel, no reranking) come in `extensions.warnings`."""
     ctx = info.context
     service = ctx.services.context_pack
     pack = await service.pack(ctx.principal, query, budget_tokens, scope, types, threshold, max_items, categories)
+    warn_degraded(ctx, pack.vector_skipped, pack.rerank_skipped)
     return ContextPack.from_domain(pack, service.counter.count(pack.text))

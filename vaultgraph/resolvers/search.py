@@ -7,7 +7,7 @@ from typing import Annotated
 import strawberry
 
 from vaultgraph.schema.arguments import ItemTypes, ScopeFilter
-from vaultgraph.schema.context import Info
+from vaultgraph.schema.context import Context, Info
 from vaultgraph.schema.search_types import Fusion, SearchHit, SearchMode, SearchReport
 from vaultgraph.schema.types import Scope
 from vaultgraph.services.search import SearchRequest, SearchResult
@@ -31,9 +31,17 @@ async def _run(
     request = SearchRequest(query=query, mode=mode, scope=scope, types=types, tags=tags, limit=limit,
                             min_score=min_score, fusion=fusion, categories=categories)
     result = await ctx.services.search.search(ctx.principal, request)
-    if result.vector.skipped:
-        ctx.warn("UNAVAILABLE", f"vector search was skipped; keyword results only: {result.vector.skipped}")
+    warn_degraded(ctx, result.vector.skipped, result.rerank.skipped)
     return result
+
+
+def warn_degraded(ctx: Context, vector_skipped: str | None, rerank_skipped: str | None) -> None:
+    """The UNAVAILABLE warnings of a search that still answered: without its vector channel, or in fused order
+    because the reranker failed."""
+    if vector_skipped:
+        ctx.warn("UNAVAILABLE", f"vector search was skipped; keyword results only: {vector_skipped}")
+    if rerank_skipped:
+        ctx.warn("UNAVAILABLE", f"reranking was skipped; hits in fused order: {rerank_skipped}")
 
 
 async def search(
@@ -42,7 +50,8 @@ async def search(
     min_score: MinScoreArg = None, fusion: FusionArg = None, categories: CategoriesArg = None,
 ) -> list[SearchHit]:
     """Hybrid search by default, best first; each hit carries its scores, ranks, fusion, snippet and (graph mode)
-    path. When the embedding model is down, keyword hits come back with an `UNAVAILABLE` warning in `extensions`.
+    path. When the embedding model is down, keyword hits come back with an `UNAVAILABLE` warning in `extensions`;
+    when the rerank endpoint fails, fused hits do.
     INVALID_INPUT for an empty or over-long query, a bound outside its range, or an unknown category."""
     result = await _run(info, query, mode, scope, types, tags, limit, min_score, fusion, categories)
     return [SearchHit.from_domain(hit) for hit in result.hits]

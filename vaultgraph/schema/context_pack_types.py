@@ -36,13 +36,15 @@ class ContextItem:
     reason: str = strawberry.field(description="Provenance in words: the relevance score, or the link from a hit.")
     score: float | None = strawberry.field(description="The hit's fused relevance, 0-1; null for neighbours.")
     via: ContextVia | None = strawberry.field(description="For neighbours: the link from the hit.")
+    rerank_score: float | None = strawberry.field(description=(
+        "The hit's rerank score when a rerank endpoint ordered the hits (VAULTGRAPH_RERANK_URL); null otherwise."))
 
     @classmethod
     def from_domain(cls, entry: service.PackItem) -> ContextItem:
         via = entry.via
         return cls(
             item=item_type(entry.item), role=entry.role, content=entry.content, tokens=entry.tokens,
-            truncated=entry.truncated, reason=entry.reason, score=entry.score,
+            truncated=entry.truncated, reason=entry.reason, score=entry.score, rerank_score=entry.rerank_score,
             via=ContextVia(from_id=strawberry.ID(via.from_id), link_id=strawberry.ID(via.link_id),
                            link_type=via.link_type, direction=via.direction) if via else None,
         )
@@ -63,7 +65,9 @@ class ContextPack:
     threshold: float = strawberry.field(description="Hits scoring below this relevance were not entry items.")
     tokenizer: str = strawberry.field(description="The tokenizer that counted (see the README).")
     text: str = strawberry.field(description="Every item as `## title`, `(reason)`, content, in order.")
-    items: list[ContextItem] = strawberry.field(description="Hits, then neighbours, in the order of `text`.")
+    items: list[ContextItem] = strawberry.field(description=(
+        "Hits (in the reranker's order when one is configured, else by fused score), then neighbours, in the order "
+        "of `text`."))
     omitted: list[ContextOmission] = strawberry.field(description="Items that qualified and did not fit.")
 
     @classmethod

@@ -12,6 +12,7 @@ from vaultgraph.services import search as service
 from vaultgraph.services.fusion import ChannelScore as DomainChannelScore
 from vaultgraph.services.fusion import FusionMethod
 from vaultgraph.services.fuzzy_links import Ghost as DomainGhost
+from vaultgraph.services.reranking import RerankReport
 from vaultgraph.services.suggestions import LinkSuggestion as DomainSuggestion
 
 # The services' enums are the schema's: registering them with strawberry returns the same classes.
@@ -61,7 +62,7 @@ class SearchHit:
     item: Item = strawberry.field(description="The document or note found.")
     score: float = strawberry.field(description=(
         "The fused score, 0-1 (×1.2 for the caller's own personal items, so up to 1.2); what `minScore` compares "
-        "against."))
+        "against. Reranking leaves it as it is and orders hits by `rerankScore` instead."))
     keyword_score: float | None = strawberry.field(description="Normalised keyword score; null if not a keyword hit.")
     vector_score: float | None = strawberry.field(description=(
         "Normalised vector score (`vector.raw` is the cosine); null if not a vector hit."))
@@ -74,6 +75,12 @@ class SearchHit:
     via: list[SearchVia] = strawberry.field(
         description="Graph mode: the links from a search hit to this item; empty for the hits themselves."
     )
+    rerank_score: float | None = strawberry.field(description=(
+        "The rerank endpoint's relevance score (VAULTGRAPH_RERANK_URL; Cohere, Jina and vLLM answer 0-1): reranked "
+        "hits come first, in its order. Null when reranking is off or failed (`searchReport.rerank.skipped`), or the "
+        "hit was beyond the candidates sent (VAULTGRAPH_RERANK_CANDIDATES); such hits follow in fused order."))
+    rerank_rank: int | None = strawberry.field(
+        description="1-based rank among the candidates the reranker scored; null when `rerankScore` is.")
 
     @classmethod
     def from_domain(cls, hit: service.SearchHit) -> SearchHit:
@@ -85,6 +92,7 @@ class SearchHit:
             vector_rank=hit.vector.rank if hit.vector else None,
             keyword=ChannelScore.from_domain(hit.keyword), vector=ChannelScore.from_domain(hit.vector),
             fusion=hit.fusion, via=[SearchVia.from_domain(v) for v in hit.via], _hit=hit,
+            rerank_score=hit.rerank.score if hit.rerank else None, rerank_rank=hit.rerank.rank if hit.rerank else None,
         )
 
     @strawberry.field(description="The best passage, the query's words marked **like this**.")
@@ -119,6 +127,22 @@ class SearchChannel:
                    floor=report.floor)
 
 
+@strawberry.type(description="What the rerank stage did for a query (VAULTGRAPH_RERANK_URL).")
+class SearchRerank:
+    configured: bool = strawberry.field(description="A rerank endpoint is configured; false: hits in fused order.")
+    ran: bool = strawberry.field(description="Its scores ordered the top candidates (`SearchHit.rerankScore`).")
+    candidates: int = strawberry.field(description="Top fused items sent to it (at most VAULTGRAPH_RERANK_CANDIDATES).")
+    model: str | None = strawberry.field(description="The reranking model; null when none is configured.")
+    skipped: str | None = strawberry.field(description=(
+        "Why it did not run although configured (timeout, HTTP error, an answer it could not read): the hits are in "
+        "fused order, and `search` says so with an UNAVAILABLE warning in `extensions.warnings`."))
+
+    @classmethod
+    def from_domain(cls, report: RerankReport) -> SearchRerank:
+        return cls(configured=report.configured, ran=report.ran, candidates=report.candidates, model=report.model,
+                   skipped=report.skipped)
+
+
 @strawberry.type(description="Search hits with what each channel did, e.g. a vector channel skipped, and why.")
 class SearchReport:
     hits: list[SearchHit] = strawberry.field(description="The hits, as `search` returns them.")
@@ -127,12 +151,13 @@ class SearchReport:
     keyword: SearchChannel = strawberry.field(description="What the keyword channel did.")
     vector: SearchChannel = strawberry.field(description="What the vector channel did.")
     terms: list[str] = strawberry.field(description="The words the keyword channel searched for.")
+    rerank: SearchRerank = strawberry.field(description="What the rerank stage did.")
 
     @classmethod
     def from_domain(cls, result: service.SearchResult) -> SearchReport:
         return cls(hits=[SearchHit.from_domain(h) for h in result.hits], mode=result.mode, fusion=result.fusion,
                    keyword=SearchChannel.from_domain(result.keyword), vector=SearchChannel.from_domain(result.vector),
-                   terms=list(result.terms))
+                   terms=list(result.terms), rerank=SearchRerank.from_domain(result.rerank))
 
 
 @strawberry.type(description="A note that looks related and is not linked yet: computed, never stored.")

@@ -1,9 +1,10 @@
 """Context packs: what an agent should read before it thinks about a query, within a token budget.
 
 Entry items are hybrid search hits above a relevance threshold (default 0.3, at most 5 — the retriever of the
-reference designs); each brings its summary or best chunk, then its one-hop neighbourhood while the budget lasts.
-Every item says why it is there (its score, or the link from a hit). Texts are trimmed to whole sentences, counted
-with a real tokenizer (text/tokens.py), and whatever did not fit is listed as omitted, with the reason.
+reference designs), in the reranker's order when one is configured; each brings its summary or best chunk, then
+its one-hop neighbourhood while the budget lasts. Every item says why it is there (its score, or the link from a
+hit). Texts are trimmed to whole sentences, counted with a real tokenizer (text/tokens.py), and whatever did not
+fit is listed as omitted, with the reason.
 """
 
 from __future__ import annotations
@@ -52,6 +53,7 @@ class PackItem:
     reason: str
     score: float | None = None
     via: PackVia | None = None
+    rerank_score: float | None = None
 
     @property
     def rendered(self) -> str:
@@ -73,6 +75,8 @@ class ContextPack:
     tokenizer: str
     items: list[PackItem]
     omitted: list[Omitted] = field(default_factory=list)
+    vector_skipped: str | None = None  # the search's reports: why its vector channel or its reranking was skipped
+    rerank_skipped: str | None = None
 
     @property
     def text(self) -> str:
@@ -118,14 +122,18 @@ class ContextPackService:
         titles = {hit.item.id: hit.item.title for hit in hits}
         for hit in hits:
             reason = f"search hit, relevance {hit.score:.2f}"
-            builder.add(hit.item, PackRole.HIT, pack_text(hit.item, hit), reason, score=hit.score)
+            if hit.rerank is not None:
+                reason += f", reranked {hit.rerank.score:.2f}"
+            builder.add(hit.item, PackRole.HIT, pack_text(hit.item, hit), reason, score=hit.score,
+                        rerank_score=hit.rerank.score if hit.rerank else None)
         for reached in neighbours:
             via = PackVia(reached.from_id, reached.via_link_id, reached.via_type, reached.via_direction)
             arrow = "links to" if reached.via_direction is Direction.OUT else "is linked from"
             reason = f"neighbour: {titles.get(reached.from_id, reached.from_id)!r} {arrow} it ({reached.via_type})"
             builder.add(reached.item, PackRole.NEIGHBOUR, pack_text(reached.item, None), reason, via=via)
         return ContextPack(query=query, budget_tokens=budget_tokens, threshold=threshold, tokenizer=self.counter.name,
-                           items=builder.items, omitted=builder.omitted)
+                           items=builder.items, omitted=builder.omitted, vector_skipped=result.vector.skipped,
+                           rerank_skipped=result.rerank.skipped)
 
 
 class PackBuilder:
@@ -142,7 +150,7 @@ class PackBuilder:
         return self.counter.count(SEPARATOR.join(item.rendered for item in self.items))
 
     def add(self, item: Item, role: PackRole, text: str, reason: str, score: float | None = None,
-            via: PackVia | None = None) -> None:
+            via: PackVia | None = None, rerank_score: float | None = None) -> None:
         parts = sentences(text)
         prior = [i.rendered for i in self.items]
         kept = self._fit(parts, prior, item.title, reason)
@@ -152,7 +160,7 @@ class PackBuilder:
         content = " ".join(parts[:kept])
         candidate = PackItem(item, role, content, 0, kept < len(parts), reason, score, via)
         self.items.append(PackItem(item, role, content, self.counter.count(candidate.rendered), kept < len(parts),
-                                   reason, score, via))
+                                   reason, score, via, rerank_score))
 
     def _fits(self, prior: list[str], rendered: str) -> bool:
         # Token counts are not additive across a join; the whole text is what must fit.

@@ -62,8 +62,10 @@ class FuzzyResolver:
     async def candidates(self, principal: Principal, text: str, owners: list[str] | None = None,
                          exclude: tuple[str, ...] = ()) -> list[Candidate]:
         """Up to MAX_CANDIDATES titled notes scoring at least FUZZY_FLOOR for `text`, in the given owners."""
+        # Not reranked: the chat model picks among the candidates, whose fused scores the floor already chose, and
+        # a save (this runs after one) must not wait on a rerank endpoint too.
         request = SearchRequest(query=text[:2000], mode=SearchMode.HYBRID, types=("Note",), limit=MAX_CANDIDATES * 3,
-                                min_score=FUZZY_FLOOR, exclude_ids=exclude)
+                                min_score=FUZZY_FLOOR, exclude_ids=exclude, rerank=False)
         result = await self.search.search(principal, request)
         found = [Candidate(hit.item, hit.score) for hit in result.hits
                  if hit.item.title.strip() and (owners is None or hit.item.owner.key in owners)]

@@ -5,6 +5,8 @@ up to their items, and are fused (see services/fusion.py). Every hit explains it
 channel's normalised score, raw score and rank, the fusion used, a snippet with the matched words marked, and in
 graph mode the link that brought an item in. When the embedding model is down, hybrid search answers from the
 keyword channel alone and says that the vector channel was skipped, and why.
+
+Then, when a reranker is configured, the second stage of services/reranking.py reorders the top fused candidates.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import enum
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TypeVar
 
@@ -29,6 +31,7 @@ from vaultgraph.graph.session import Graph
 from vaultgraph.graph.vectors import VectorModel
 from vaultgraph.lru import Lru
 from vaultgraph.models.client import ModelClient
+from vaultgraph.models.rerank import Reranker
 from vaultgraph.services.fusion import (
     ChannelHit,
     ChannelScore,
@@ -40,6 +43,7 @@ from vaultgraph.services.fusion import (
     roll_up,
 )
 from vaultgraph.services.indexing import strip_frontmatter
+from vaultgraph.services.reranking import RerankReport, RerankScore, rerank_stage
 from vaultgraph.services.similarity_floor import Background, null_of
 from vaultgraph.services.taxonomy import DEFAULT_TAXONOMY, tenant_taxonomy
 from vaultgraph.text.lucene import fallback_keywords, fulltext_query, query_terms
@@ -56,6 +60,7 @@ OVERFETCH = 2  # each channel brings twice the page, so fusion has candidates th
 MAX_RAW_HITS = 4000  # how deep a channel digs when filters keep rejecting what the index returns
 GRAPH_EXTRA_MAX = 25
 GRAPH_HOP_DECAY = 0.5  # an item reached by a link scores half the hit that led to it
+RERANK_DOCUMENT_CHARS = 2000  # of title + passage sent per candidate: cross-encoders read ~512 tokens at most
 ITEM_LABELS = {"document": "Document", "note": "Note"}
 # Types a filter may name before any item has them: the note kinds of the design and the document types given by
 # a file suffix. Any other name must be the kind or document type of an item the caller can see.
@@ -78,6 +83,7 @@ class SearchConfig:
     vector_weight: float = 0.6
     cache_size: int = 256
     similarity_floor: bool = True
+    rerank_candidates: int = 50
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +98,7 @@ class SearchRequest:
     fusion: FusionMethod | None = None
     exclude_ids: Sequence[str] = ()
     categories: Sequence[str] | None = None  # EverOS's category filter: documents of any of these categories
+    rerank: bool = True  # the configured reranker's second stage; internal callers that only threshold scores skip it
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,6 +121,7 @@ class SearchHit:
     passage: str  # the best chunk's text, else the item's own (a note's body, a document's summary)
     terms: tuple[str, ...]  # the query's words
     via: tuple[ViaLink, ...] = ()
+    rerank: RerankScore | None = None  # None: reranking off, failed, or the hit was beyond the candidates
 
     def snippet(self) -> Snippet:
         """The passage cut around its matches, words marked; computed on demand (a page of them costs ms)."""
@@ -143,6 +151,7 @@ class SearchResult:
     keyword: ChannelReport
     vector: ChannelReport
     terms: tuple[str, ...] = field(default=())
+    rerank: RerankReport = field(default=RerankReport())
 
 
 def search_config(settings: Settings) -> SearchConfig:
@@ -150,7 +159,7 @@ def search_config(settings: Settings) -> SearchConfig:
         fusion=FusionMethod(settings.search_fusion.upper()), normalisation=Normalisation(settings.search_normalisation),
         keyword_weight=settings.search_keyword_weight,
         vector_weight=settings.search_vector_weight, cache_size=settings.search_query_cache,
-        similarity_floor=settings.search_similarity_floor,
+        similarity_floor=settings.search_similarity_floor, rerank_candidates=settings.rerank_candidates,
     )
 
 
@@ -182,6 +191,11 @@ def item_text(item: Item) -> str:
     if isinstance(item, Note):
         return strip_frontmatter(item.body).strip() or item.title
     return item.summary or item.title
+
+
+def rerank_text(hit: SearchHit) -> str:
+    """What the reranker reads of a candidate: its title and best passage, cut to RERANK_DOCUMENT_CHARS."""
+    return f"{hit.item.title}\n{hit.passage}"[:RERANK_DOCUMENT_CHARS]
 
 
 def _clean_list(values: Sequence[str] | None, name: str) -> list[str] | None:
@@ -230,9 +244,10 @@ async def deepen(fetch: Callable[[int], Awaitable[list[RawHit]]], want: int) -> 
 
 class SearchService:
     def __init__(self, graph: Graph, models: ModelClient, config: SearchConfig | None = None,
-                 workspace_root: Path | None = None) -> None:
+                 workspace_root: Path | None = None, reranker: Reranker | None = None) -> None:
         self.graph = graph
         self.config = config or SearchConfig()
+        self.reranker = reranker
         self.workspace_root = workspace_root  # where tenants' taxonomies live; None: the default taxonomy
         self.embeddings = QueryEmbeddings(models, self.config.cache_size)
         self.background = Background(models)
@@ -264,6 +279,9 @@ class SearchService:
         await self.check_types(principal, where)
         terms = query_terms(request.query)
         want = request.limit * OVERFETCH
+        reranker = self.reranker if request.rerank else None
+        if reranker is not None:  # the channels bring at least the candidates the reranker is to see
+            want = max(want, self.config.rerank_candidates)
         method = request.fusion or self.config.fusion
         use_keyword = request.mode is not SearchMode.VECTOR
         use_vector = request.mode is not SearchMode.KEYWORD
@@ -278,7 +296,8 @@ class SearchService:
         fused = await self._merge_rules(principal, fused)
         if request.min_score is not None:
             fused = [f for f in fused if f.score >= request.min_score]
-        fused = fused[: request.limit]
+        depth = request.limit if reranker is None else max(request.limit, self.config.rerank_candidates)
+        fused = fused[:depth]
         items = await self.graph.read(item_cypher.items_by_ids, principal.tenant_id, [f.item_id for f in fused])
         hits = []
         for entry in fused:
@@ -287,13 +306,16 @@ class SearchService:
                 continue
             hits.append(SearchHit(item, entry.score, entry.keyword, entry.vector, method,
                                   entry.passage or item_text(item), tuple(terms)))
+        hits, rerank = await rerank_stage(reranker, request.query.strip(), hits, self.config.rerank_candidates,
+                                          rerank_text, lambda hit, score: replace(hit, rerank=score))
+        hits = hits[: request.limit]
         if request.mode is SearchMode.GRAPH and hits:
             hits.extend(await self._neighbours(principal, where, hits, terms))
         return SearchResult(
             hits=hits, mode=request.mode, fusion=method,
             keyword=ChannelReport(ran=use_keyword, hits=len(keyword), fallback=fallback),
             vector=ChannelReport(ran=use_vector and skipped is None, hits=len(vector), skipped=skipped, floor=floor),
-            terms=tuple(terms),
+            terms=tuple(terms), rerank=rerank,
         )
 
     async def _merge_rules(self, principal: Principal, fused: list[Fused]) -> list[Fused]:
