@@ -34,6 +34,7 @@ from hypothesis_graphql import strategies as gql_st
 from hypothesis_graphql.strategies import Mode
 
 from tests.support.server import RunningServer, run_server
+from tests.support.tiers import sized
 from vaultgraph.config import Settings
 
 pytestmark = [pytest.mark.security, pytest.mark.api, pytest.mark.timeout(600)]  # a busy shared 2-core box
@@ -424,7 +425,7 @@ async def test_hostile_requests_get_coded_refusals(fuzzed: RunningServer, tenant
 # --- operations generated from the schema (hypothesis-graphql) -----------------------------------------------------
 
 # The default run is the small sibling `make test` runs in seconds; `make test-all` sets a long one.
-SCHEMA_EXAMPLES = int(os.environ.get("VAULTGRAPH_FUZZ_EXAMPLES", "60"))
+SCHEMA_EXAMPLES = int(os.environ.get("VAULTGRAPH_FUZZ_EXAMPLES", str(sized(60, 600))))
 SCALARS = {
     "Date": st.dates().map(nodes.String),
     "DateTime": st.datetimes(timezones=st.just(UTC)).map(lambda d: nodes.String(d.isoformat())),
