@@ -29,7 +29,8 @@ from typing import Any
 
 import httpx
 
-from bench.processes import DATA_DIR, REPO, BenchError, Proc, free_port, neo4j, vaultgraph_server
+from bench.processes import DATA_DIR, REPO, BenchError, Proc, neo4j, vaultgraph_server
+from tests.support.harness import free_port
 from vaultgraph.graph.session import Graph
 from vaultgraph.logs import configure_logging
 from vaultgraph.services.auth import ApiKeyService

@@ -8,15 +8,12 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-import signal
-import socket
-import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from tests.support.harness import free_port, port_answers, spawn
 from vaultgraph.config import Settings
 from vaultgraph.neo4j_local import server as local_neo4j
 
@@ -56,35 +53,6 @@ class Proc:
         return (int(fields[11]) + int(fields[12])) / TICKS
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-def _wait_for_port(port: int, process: subprocess.Popen[bytes], log: Path, timeout: float) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            tail = "\n".join(log.read_text(errors="replace").splitlines()[-30:])
-            raise BenchError(f"{log.stem} exited with code {process.returncode}:\n{tail}")
-        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=0.5):
-            return
-        time.sleep(0.1)
-    raise BenchError(f"{log.stem} did not listen on port {port} within {timeout:.0f}s; see {log}")
-
-
-def _stop(process: subprocess.Popen[bytes], timeout: float = 20.0) -> None:
-    if process.poll() is None:
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(timeout)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-
-
 @contextlib.contextmanager
 def neo4j(port: int, heap_mb: int, pagecache_mb: int, keep_data: bool,
           data_dir: Path = DATA_DIR) -> Iterator[tuple[str, Proc]]:
@@ -113,7 +81,6 @@ def vaultgraph_server(neo4j_uri: str, extra_env: dict[str, str], data_dir: Path 
     """`python -m bench.server` (uvicorn + create_app) on a free loopback port, in development mode unless
     `extra_env` says otherwise (it overrides every default below)."""
     port = free_port()
-    log.parent.mkdir(parents=True, exist_ok=True)
     env = {
         **os.environ,
         "NEO4J_URI": neo4j_uri,
@@ -129,14 +96,12 @@ def vaultgraph_server(neo4j_uri: str, extra_env: dict[str, str], data_dir: Path 
         "VAULTGRAPH_SEARCH_SIMILARITY_FLOOR": "false",
         **extra_env,
     }
-    with log.open("wb") as handle:
-        process = subprocess.Popen([sys.executable, "-m", "bench.server"], cwd=cwd, env=env, stdout=handle,
-                                   stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+    process = spawn(log.stem, [sys.executable, "-m", "bench.server"], log=log, env=env, cwd=cwd, error=BenchError)
     try:
-        _wait_for_port(port, process, log, timeout)
+        process.wait_until(lambda: port_answers(port), timeout, f"listening on port {port}")
         yield f"http://127.0.0.1:{port}", Proc("vaultgraph", process.pid)
     finally:
-        _stop(process)
+        process.stop(20)
 
 
 def peer_available() -> str | None:
@@ -152,15 +117,11 @@ def peer_available() -> str | None:
 def peer_server(neo4j_uri: str) -> Iterator[tuple[str, Proc]]:
     """bench/peer/server.mjs: @neo4j/graphql under Apollo Server, over the same Neo4j."""
     port = free_port()
-    LOG_DIR.mkdir(parents=True, exist_ok=True)
-    log = LOG_DIR / "peer-server.log"
     env = {**os.environ, "NEO4J_URI": neo4j_uri, "PEER_PORT": str(port), "NODE_ENV": "production"}
-    node = shutil.which("node") or "node"
-    with log.open("wb") as handle:
-        process = subprocess.Popen([node, "server.mjs"], cwd=PEER_DIR, env=env, stdout=handle,
-                                   stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+    process = spawn("peer-server", [shutil.which("node") or "node", "server.mjs"], log=LOG_DIR / "peer-server.log",
+                    env=env, cwd=PEER_DIR, error=BenchError)
     try:
-        _wait_for_port(port, process, log, timeout=60)
+        process.wait_until(lambda: port_answers(port), 60, f"listening on port {port}")
         yield f"http://127.0.0.1:{port}", Proc("peer", process.pid)
     finally:
-        _stop(process)
+        process.stop(20)

@@ -26,7 +26,8 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from bench.enrichment_pipeline import FINAL, body, chat_reply, neo4j  # noqa: E402
-from tests.support.cluster import Process, base_env, start_worker, wait_ready  # noqa: E402
+from tests.support.cluster import base_env, start_worker, wait_ready  # noqa: E402
+from tests.support.harness import Child  # noqa: E402
 from tests.support.openai_server import OpenAICompatibleServer, run_openai_server  # noqa: E402
 from tests.support.redis import running_redis  # noqa: E402
 from vaultgraph.domain import Document, Principal  # noqa: E402
@@ -57,7 +58,7 @@ async def measure(workers: int, args: argparse.Namespace, uri: str, redis_url: s
                    VAULTGRAPH_ENRICHMENT_CONCURRENCY=str(args.concurrency), VAULTGRAPH_WORKSPACE_WATCH="false",
                    VAULTGRAPH_LOG_LEVEL="INFO")
     logs = Path(tempfile.mkdtemp(prefix="vaultgraph-bench-logs-"))
-    processes: list[Process] = [start_worker(f"worker-{n}", env, logs) for n in range(1, workers + 1)]
+    processes: list[Child] = [start_worker(f"worker-{n}", env, logs) for n in range(1, workers + 1)]
     bus = RedisBus(redis_url, 1_000_000, tenants=[tenant])
     try:
         for process in processes:
@@ -85,7 +86,7 @@ async def measure(workers: int, args: argparse.Namespace, uri: str, redis_url: s
     finally:
         await bus.aclose()
         for process in processes:
-            await asyncio.to_thread(process.terminate)
+            await asyncio.to_thread(process.stop)
         await graph.close()
 
 

@@ -2,24 +2,17 @@
 
 from __future__ import annotations
 
-import socket
-
 import pytest
 
+from tests.support.harness import free_port
 from tests.support.server import run_server
 from vaultgraph.config import Settings
 
 pytestmark = pytest.mark.api
 
 
-def _closed_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 async def test_unreachable_neo4j(settings: Settings, tenant: str, caplog: pytest.LogCaptureFixture) -> None:
-    uri = f"bolt://127.0.0.1:{_closed_port()}"
+    uri = f"bolt://127.0.0.1:{free_port()}"
     unreachable = settings.model_copy(update={"neo4j_uri": uri, "dev_tenant": tenant, "port": 0})
     async with run_server(unreachable) as server:
         health = await server.client.get("/healthz")

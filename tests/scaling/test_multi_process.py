@@ -21,8 +21,9 @@ from typing import TYPE_CHECKING, Any
 import httpx
 import pytest
 
-from tests.support.cluster import Process, base_env, start_replica, start_worker, wait_healthy, wait_ready
+from tests.support.cluster import base_env, start_replica, start_worker, wait_healthy, wait_ready
 from tests.support.graphql_ws import graphql_ws
+from tests.support.harness import Child
 from tests.support.openai_server import OpenAICompatibleServer, run_openai_server
 from tests.support.redis import RedisServer
 from tests.support.waiting import until
@@ -80,7 +81,7 @@ def model() -> Iterator[OpenAICompatibleServer]:
         yield server
 
 
-def report_processes(processes: list[Process]) -> None:
+def report_processes(processes: list[Child]) -> None:
     """Each process's state and the warnings and errors of its log, on stdout (pytest shows it on a failure)."""
     for process in processes:
         lines = [line for line in process.output().splitlines()
@@ -91,7 +92,7 @@ def report_processes(processes: list[Process]) -> None:
         print("\n".join(process.output().splitlines()[-5:]))
 
 
-async def create_all(replica: Process, count: int) -> dict[str, str]:
+async def create_all(replica: Child, count: int) -> dict[str, str]:
     """Create `count` documents through the replica, ten requests at a time; returns title -> id."""
     assert replica.url is not None
     slots = asyncio.Semaphore(10)
@@ -111,7 +112,7 @@ async def create_all(replica: Process, count: int) -> dict[str, str]:
     return ids
 
 
-async def stages_of(replica: Process) -> dict[str, str]:
+async def stages_of(replica: Child) -> dict[str, str]:
     """Every document of the tenant with its enrichment stage, read through the replica's GraphQL API."""
     assert replica.url is not None
     stages: dict[str, str] = {}
@@ -140,7 +141,7 @@ async def test_two_replicas_and_two_workers_enrich_every_document_once_and_survi
                    VAULTGRAPH_ENRICHMENT_BATCH_SIZE=str(BATCH_SIZE),
                    VAULTGRAPH_ENRICHMENT_CONCURRENCY=str(CONCURRENCY), VAULTGRAPH_EVENT_QUEUE_SIZE="20000")
     logs = tmp_path / "logs"
-    processes: list[Process] = []
+    processes: list[Child] = []
     try:
         # The second worker also watches the workspace (the files the replicas write), as a worker does by default.
         # (batching its syncs five seconds at a time: here the files change through the API, nothing for it to do)
@@ -228,7 +229,7 @@ async def test_two_replicas_and_two_workers_enrich_every_document_once_and_survi
 
         # SIGTERM: the surviving worker and the replicas shut down cleanly.
         for process in processes[1:]:
-            assert process.terminate() == 0, process.output()[-2000:]
+            assert process.stop() == 0, process.output()[-2000:]
         assert "enrichment workers stopped" in workers[1].output()
         assert "workspace watcher started" in workers[1].output()
         assert "workspace watcher" not in replica_a.output()  # --no-workers: the workers watch the workspace

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from bench.processes import free_port
+from tests.support.harness import free_port
 from tests.support.openai_server import run_openai_server
 from tests.support.processes import REPO, Clock, PrivateNeo4j, ServeProcess, model_env, serve_env, start_serve
 from tests.support.waiting import until

@@ -9,16 +9,10 @@ from __future__ import annotations
 
 import json
 import os
-import signal
-import subprocess
 import sys
-import time
-from dataclasses import dataclass
 from pathlib import Path
 
-import httpx
-
-from tests.support.redis import free_port
+from tests.support.harness import Child, free_port, http_ok, spawn
 
 VAULTGRAPH = Path(sys.executable).with_name("vaultgraph")
 READY_LINE = "worker process ready"
@@ -42,81 +36,26 @@ def base_env(*, neo4j_uri: str, redis_url: str, data_dir: Path, tenant: str, mod
     return env
 
 
-@dataclass
-class Process:
-    name: str
-    popen: subprocess.Popen[bytes]
-    log: Path
-    url: str | None = None  # an API replica's base URL
-
-    def output(self) -> str:
-        return self.log.read_text(errors="replace") if self.log.exists() else ""
-
-    def alive(self) -> bool:
-        return self.popen.poll() is None
-
-    def kill(self) -> None:
-        """SIGKILL: a crash, nothing released."""
-        if self.alive():
-            self.popen.send_signal(signal.SIGKILL)
-            self.popen.wait(10)
-
-    def terminate(self, timeout: float = 30.0) -> int:
-        """SIGTERM and wait: the process shuts down cleanly (workers give their leases back)."""
-        if self.alive():
-            self.popen.send_signal(signal.SIGTERM)
-            try:
-                self.popen.wait(timeout)
-            except subprocess.TimeoutExpired:
-                self.popen.kill()
-                self.popen.wait(10)
-        return int(self.popen.returncode)
+def _spawn(name: str, args: list[str], env: dict[str, str], logs: Path, url: str | None = None) -> Child:
+    return spawn(name, [str(VAULTGRAPH), *args], log=logs / f"{name}.log", env=env, url=url)
 
 
-def _spawn(name: str, args: list[str], env: dict[str, str], logs: Path) -> Process:
-    logs.mkdir(parents=True, exist_ok=True)
-    log = logs / f"{name}.log"
-    with log.open("wb") as out:
-        popen = subprocess.Popen([str(VAULTGRAPH), *args], env=env, stdout=out, stderr=subprocess.STDOUT,
-                                 stdin=subprocess.DEVNULL)
-    return Process(name, popen, log)
-
-
-def start_replica(name: str, env: dict[str, str], logs: Path) -> Process:
+def start_replica(name: str, env: dict[str, str], logs: Path) -> Child:
     """`vaultgraph serve --no-workers` on a free port, not waited for (see `wait_healthy`)."""
     port = free_port()
-    process = _spawn(name, ["serve", "--no-workers", "--port", str(port)], env, logs)
-    process.url = f"http://127.0.0.1:{port}"
-    return process
+    return _spawn(name, ["serve", "--no-workers", "--port", str(port)], env, logs, url=f"http://127.0.0.1:{port}")
 
 
-def wait_healthy(process: Process, timeout: float = STARTUP_TIMEOUT) -> None:
+def wait_healthy(process: Child, timeout: float = STARTUP_TIMEOUT) -> None:
     """Until the replica's /healthz answers 200 (Neo4j up, migrations applied, lifespan started)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        if not process.alive():
-            raise RuntimeError(f"{process.name} exited with {process.popen.returncode}:\n{process.output()[-3000:]}")
-        try:
-            if httpx.get(f"{process.url}/healthz", timeout=2).status_code == 200:
-                return
-        except httpx.HTTPError:
-            pass
-        if time.monotonic() > deadline:
-            raise RuntimeError(f"{process.name} not healthy in {timeout:g} s:\n{process.output()[-3000:]}")
-        time.sleep(0.1)
+    process.wait_until(lambda: http_ok(f"{process.url}/healthz"), timeout, "healthy")
 
 
-def start_worker(name: str, env: dict[str, str], logs: Path) -> Process:
+def start_worker(name: str, env: dict[str, str], logs: Path) -> Child:
     """`vaultgraph worker`, not waited for (see `wait_ready`), so several start at once."""
     return _spawn(name, ["worker"], env, logs)
 
 
-def wait_ready(process: Process, timeout: float = STARTUP_TIMEOUT) -> None:
+def wait_ready(process: Child, timeout: float = STARTUP_TIMEOUT) -> None:
     """Until the worker logged that its pool runs (subscribed to Redis, first sweep under way)."""
-    deadline = time.monotonic() + timeout
-    while READY_LINE not in process.output():
-        if not process.alive():
-            raise RuntimeError(f"{process.name} exited with {process.popen.returncode}:\n{process.output()[-3000:]}")
-        if time.monotonic() > deadline:
-            raise RuntimeError(f"{process.name} not ready in {timeout:g} s:\n{process.output()[-3000:]}")
-        time.sleep(0.1)
+    process.wait_until(lambda: READY_LINE in process.output(), timeout, "ready")

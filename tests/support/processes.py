@@ -2,7 +2,7 @@
 local Neo4j, each of which a test can SIGKILL and start again on the same data.
 
 The in-process server of tests/support/server.py cannot be killed without killing the test; these can. The free
-port comes from bench/processes.py (one helper for both); the Neo4j is the launcher `vaultgraph neo4j start`
+port, the spawn and the waits come from tests/support/harness.py; the Neo4j is the launcher `vaultgraph neo4j start`
 uses (vaultgraph/neo4j_local), with its data under a directory the test chooses, so a restart finds the data.
 """
 
@@ -21,7 +21,7 @@ from typing import Any
 
 import httpx
 
-from bench.processes import free_port
+from tests.support.harness import Child, free_port, http_ok, spawn
 from tests.support.openai_server import OpenAICompatibleServer
 from vaultgraph.config import Settings
 from vaultgraph.neo4j_local import server as local_neo4j
@@ -40,9 +40,8 @@ def _vaultgraph_command() -> list[str]:
 class ServeProcess:
     """One `vaultgraph serve` child. `graphql()` posts with a short timeout: a hang is a failure, not a wait."""
 
-    process: asyncio.subprocess.Process
+    child: Child
     port: int
-    log: Path
     client: httpx.AsyncClient = field(init=False)
 
     def __post_init__(self) -> None:
@@ -55,7 +54,11 @@ class ServeProcess:
 
     @property
     def pid(self) -> int:
-        return self.process.pid
+        return self.child.pid
+
+    @property
+    def log(self) -> Path:
+        return self.child.log
 
     async def graphql(self, query: str, variables: dict[str, Any] | None = None) -> dict[str, Any]:
         response = await self.client.post("/graphql", json={"query": query, "variables": variables or {}})
@@ -74,39 +77,22 @@ class ServeProcess:
         return response.status_code, response.json()
 
     async def wait_healthy(self, within: float) -> None:
-        """Until /healthz answers 200 (Neo4j up and migrated); fails with the log's tail if the child dies."""
-        deadline = time.monotonic() + within
-        while True:
-            if self.process.returncode is not None:
-                raise AssertionError(f"vaultgraph serve exited with {self.process.returncode}:\n{self.log_tail()}")
-            with contextlib.suppress(httpx.TransportError):
-                if (await self.health())[0] == 200:
-                    return
-            if time.monotonic() > deadline:
-                raise AssertionError(f"vaultgraph serve not healthy within {within:.0f}s:\n{self.log_tail()}")
-            await asyncio.sleep(0.2)
+        """Until /healthz answers 200 (Neo4j up and migrated); fails with the log's tail if the child dies. In a
+        thread, like the stop and the kill: the event loop (and a model server the test runs in it) goes on."""
+        await asyncio.to_thread(self.child.wait_until, lambda: http_ok(f"{self.url}/healthz", timeout=10), within,
+                                "healthy", 0.2)
 
     async def kill(self) -> None:
         """SIGKILL: no lifespan shutdown, no lease released, connections cut mid-request."""
-        if self.process.returncode is None:
-            self.process.send_signal(signal.SIGKILL)
-        await self.process.wait()
+        await asyncio.to_thread(self.child.kill)
 
     async def stop(self) -> None:
         """SIGTERM and wait (a clean shutdown), then close the HTTP client."""
-        if self.process.returncode is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                await asyncio.wait_for(self.process.wait(), 30)
-            except TimeoutError:
-                await self.kill()
+        await asyncio.to_thread(self.child.stop, 30)
         await self.client.aclose()
 
     def log_tail(self, lines: int = 40) -> str:
-        try:
-            return "\n".join(self.log.read_text(errors="replace").splitlines()[-lines:])
-        except FileNotFoundError:
-            return "(no log)"
+        return self.child.tail(lines)
 
 
 def model_env(model_server: OpenAICompatibleServer, lease_seconds: float = 3.0) -> dict[str, str]:
@@ -140,16 +126,12 @@ def serve_env(neo4j_uri: str, data_dir: Path, tenant: str, extra: Mapping[str, s
 
 async def start_serve(env: Mapping[str, str], log: Path, *, healthy_within: float = 90.0,
                       wait_healthy: bool = True) -> ServeProcess:
-    """`vaultgraph serve --port P` on a free loopback port; returns once /healthz says ok (unless told not to
-    wait, e.g. while Neo4j is down: then once the port answers)."""
+    """`vaultgraph serve --port P` on a free loopback port, its output appended to `log`; returns once /healthz
+    says ok (unless told not to wait, e.g. while Neo4j is down)."""
     port = free_port()
-    log.parent.mkdir(parents=True, exist_ok=True)
-    with log.open("ab") as handle:
-        process = await asyncio.create_subprocess_exec(
-            *_vaultgraph_command(), "serve", "--host", "127.0.0.1", "--port", str(port), cwd=REPO, env=dict(env),
-            stdin=asyncio.subprocess.DEVNULL, stdout=handle, stderr=asyncio.subprocess.STDOUT,
-        )
-    served = ServeProcess(process, port, log)
+    child = spawn("vaultgraph serve", [*_vaultgraph_command(), "serve", "--host", "127.0.0.1", "--port", str(port)],
+                  log=log, env=env, cwd=REPO, append=True, error=AssertionError)
+    served = ServeProcess(child, port)
     try:
         if wait_healthy:
             await served.wait_healthy(healthy_within)

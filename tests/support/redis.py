@@ -9,12 +9,12 @@ from __future__ import annotations
 import contextlib
 import os
 import socket
-import subprocess
 import tempfile
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+
+from tests.support.harness import Child, free_port, spawn
 
 REDIS_SERVER = Path("/usr/bin/redis-server")
 
@@ -22,23 +22,11 @@ REDIS_SERVER = Path("/usr/bin/redis-server")
 @dataclass
 class RedisServer:
     url: str
-    process: subprocess.Popen[bytes] | None  # None: an external server (REDIS_URL)
+    process: Child | None  # None: an external server (REDIS_URL)
 
     def stop(self) -> None:
-        if self.process is None or self.process.poll() is not None:
-            return
-        self.process.terminate()
-        try:
-            self.process.wait(10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait(5)
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+        if self.process is not None:
+            self.process.stop(10)
 
 
 def _answers(port: int) -> bool:
@@ -51,24 +39,20 @@ def _answers(port: int) -> bool:
 
 
 def start_redis(directory: Path, timeout: float = 10.0) -> RedisServer:
-    """Start redis-server on a free port with no persistence; returns once it answers PING."""
+    """Start redis-server on a free port with no persistence, its log in `directory`; returns once it answers
+    PING."""
     if not REDIS_SERVER.exists():
         raise RuntimeError(f"{REDIS_SERVER} is missing: run `make redis` (apt-get install redis-server)")
     port = free_port()
-    process = subprocess.Popen(
-        [str(REDIS_SERVER), "--port", str(port), "--bind", "127.0.0.1", "--dir", str(directory),
-         "--save", "", "--appendonly", "no", "--daemonize", "no", "--loglevel", "warning",
-         "--logfile", str(directory / "redis.log")],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )
-    deadline = time.monotonic() + timeout
-    while not _answers(port):
-        if process.poll() is not None or time.monotonic() > deadline:
-            process.kill()
-            log = directory / "redis.log"
-            raise RuntimeError(f"redis-server did not answer on port {port}: "
-                               f"{log.read_text()[-2000:] if log.exists() else 'no log'}")
-        time.sleep(0.05)
+    process = spawn("redis-server", [
+        str(REDIS_SERVER), "--port", str(port), "--bind", "127.0.0.1", "--dir", str(directory), "--save", "",
+        "--appendonly", "no", "--daemonize", "no", "--loglevel", "warning",
+    ], log=directory / "redis.log")
+    try:
+        process.wait_until(lambda: _answers(port), timeout, f"answering PING on port {port}", every=0.05)
+    except BaseException:
+        process.kill()
+        raise
     return RedisServer(f"redis://127.0.0.1:{port}/0", process)
 
 
