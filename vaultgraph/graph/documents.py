@@ -7,7 +7,7 @@ from typing import Any
 from neo4j import AsyncManagedTransaction
 
 from vaultgraph.domain import Document
-from vaultgraph.graph.records import document_from_node, document_map
+from vaultgraph.graph.records import document_from_node, document_map, vanished
 
 # Every statement returning a document returns its projection (never the embedding) under the name `d`.
 _DOCUMENT = document_map("d") + " AS d"
@@ -99,7 +99,7 @@ async def create_document(tx: AsyncManagedTransaction, **params: Any) -> Documen
 
 async def document_by_id(tx: AsyncManagedTransaction, tenant: str, id: str) -> Document | None:
     record = await (await tx.run(DOCUMENT_BY_ID, tenant=tenant, id=id)).single()
-    return document_from_node(record["d"]) if record else None
+    return document_from_node(record["d"]) if record and not vanished(record["d"]) else None
 
 
 async def update_document(tx: AsyncManagedTransaction, **params: Any) -> Document | None:
@@ -115,7 +115,7 @@ async def document_by_path(
     tx: AsyncManagedTransaction, tenant: str, path: str, owner_keys: list[str] | None
 ) -> Document | None:
     record = await (await tx.run(DOCUMENT_BY_PATH, tenant=tenant, path=path, ownerKeys=owner_keys)).single()
-    return document_from_node(record["d"]) if record else None
+    return document_from_node(record["d"]) if record and not vanished(record["d"]) else None
 
 
 async def document_id_at(tx: AsyncManagedTransaction, tenant: str, owner_key: str, path: str) -> str | None:
@@ -126,7 +126,7 @@ async def document_id_at(tx: AsyncManagedTransaction, tenant: str, owner_key: st
 async def documents_page(tx: AsyncManagedTransaction, backward: bool = False, **params: Any) -> list[Document]:
     """The page's rows in reading order: backward, the nearest to `before` first."""
     result = await tx.run(DOCUMENTS_PAGE_BACKWARD if backward else DOCUMENTS_PAGE, **params)
-    return [document_from_node(record["d"]) async for record in result]
+    return [document_from_node(record["d"]) async for record in result if not vanished(record["d"])]
 
 
 async def documents_page_and_total(

@@ -76,6 +76,12 @@ def _has_label(node: Any, label: str, flag: str) -> bool:
     return label in labels if labels is not None else bool(node.get(flag))
 
 
+def vanished(node: Any) -> bool:
+    """A node that a concurrent transaction deleted after this statement's MATCH found it: under Neo4j's
+    read-committed isolation its projection then reads with every property null. Read it as not there."""
+    return node.get("id") is None
+
+
 def owner_from_node(node: Any) -> Owner:
     return Owner(Scope(node["scope"]), node.get("agentId"), node.get("teamId"))
 
