@@ -6,9 +6,11 @@ Each runs apart from the bench, so its peak RSS (VmHWM) and CPU time are its own
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import shutil
 import sys
+import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -91,6 +93,8 @@ def vaultgraph_server(neo4j_uri: str, extra_env: dict[str, str], data_dir: Path 
         "VAULTGRAPH_RATE_LIMIT_PER_SECOND": "0",  # a benchmark is one client asking as fast as it can
         "VAULTGRAPH_ENRICHMENT_WORKERS": "false",  # nothing to enrich; fan-out events come from reenrich
         "VAULTGRAPH_LOG_LEVEL": "WARNING",
+        # The bulk-import row writes its generated vault under the system's temporary folder (ingest.run_bulk).
+        "VAULTGRAPH_VAULT_DIRS": json.dumps([tempfile.gettempdir()]),
         # The stored vectors are synthetic (bench/generate.py), not the server's model's: a floor read off that
         # model's background would drop every hit, and the vector row would compare no work with the floor's.
         "VAULTGRAPH_SEARCH_SIMILARITY_FLOOR": "false",

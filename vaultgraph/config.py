@@ -140,8 +140,8 @@ class Settings(BaseSettings):
     )
 
     vault_dirs: list[Path] | None = Field(
-        None, description="Server folders importVault/exportVault may use (with subfolders); unset: any folder in "
-        "development mode, none otherwise.",
+        None, description="Server folders importVault/exportVault may use (with subfolders); unset: the data "
+        "directory in development mode, none otherwise.",
     )
 
     page_size_max: int = Field(100, ge=1, le=1000, description="Largest page a list query returns.")
