@@ -65,10 +65,10 @@ async def names_lead_to(tx: AsyncManagedTransaction, sources: Sequence[Item], no
     name, full = new_names(note)
     if name == full:
         return {source.id: True for source in sources}
-    keys = {source.id: key_in(source, name) for source in sources}
-    asked = [source for source in sources if keys[source.id] is not None]
-    found = await resolve_refs_many(tx, [(source, [str(keys[source.id])]) for source in asked])
-    leads = {source.id: refs.get(str(keys[source.id])) == note.id for source, refs in zip(asked, found, strict=True)}
+    keys = {source.id: key for source in sources if (key := key_in(source, name)) is not None}
+    asked = [source for source in sources if source.id in keys]
+    found = await resolve_refs_many(tx, [(source, [keys[source.id]]) for source in asked])
+    leads = {source.id: refs.get(keys[source.id]) == note.id for source, refs in zip(asked, found, strict=True)}
     return {source.id: leads.get(source.id, False) for source in sources}
 
 

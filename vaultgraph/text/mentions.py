@@ -16,13 +16,13 @@ from typing import Any
 
 from vaultgraph.text.frontmatter import find_frontmatter
 from vaultgraph.text.masking import mask_markup, mask_spans
+from vaultgraph.text.snippets import MARK_CLOSE, MARK_OPEN
 from vaultgraph.text.wikilinks import context_span, parse
 
 SNIPPET_CHARS = 60
 """Characters of the body either side of a mention its snippet shows (cut inward to whole words)."""
 MAX_NAMES = 20
 """Names (the title and aliases) a note is looked for by; aliases past it are not looked for."""
-MARK = "**"
 
 _ANY_MARKDOWN_LINK = re.compile(r"!?\[[^\[\]\n]*\]\([^()\n]*(?:\([^()\n]*\)[^()\n]*)*\)")
 _BARE_URL = re.compile(r"\b[A-Za-z][A-Za-z0-9+.-]*://[^\s<>]*")
@@ -89,7 +89,7 @@ def snippet(source: str, start: int, end: int, chars: int = SNIPPET_CHARS, body_
     if after and source[end].isspace():
         after = " " + after
     cut_before, cut_after = "…" if left > body_start else "", "…" if right < len(source) else ""
-    return f"{cut_before}{before}{MARK}{text}{MARK}{after}{cut_after}"
+    return f"{cut_before}{before}{MARK_OPEN}{text}{MARK_CLOSE}{after}{cut_after}"
 
 
 def find_mentions(markdown: str, names: Sequence[str]) -> list[TextMention]:
