@@ -58,11 +58,34 @@ class _Section:
     heading: str | None
     start: int
     end: int
+    trail: tuple[tuple[int, str], ...] = ()  # (level, title) of the headings above and of its own, outermost first
+
+
+@dataclass(frozen=True, slots=True)
+class HeadingSection:
+    """A heading-led stretch of a text (the stretch before the first heading has no trail)."""
+
+    trail: tuple[tuple[int, str], ...]  # (level, title) of the headings it sits under, its own last
+    start: int  # where its heading line starts (the body's start when it has no heading)
+    end: int
 
 
 def split_sections(text: str) -> list[tuple[str | None, int, int]]:
     """(heading path, start, end) of each heading-led section; headings inside fenced code do not count."""
     return [(s.heading, s.start, s.end) for s in _sections(text, _body_start(text))]
+
+
+def heading_sections(text: str) -> list[HeadingSection]:
+    """Each heading-led section with its heading trail (front matter left out; headings in fenced code do not
+    count): the tree `split_sections` flattens into a path."""
+    return [HeadingSection(s.trail, s.start, s.end) for s in _sections(text, _body_start(text))]
+
+
+def cut_by_length(text: str, start: int, end: int, max_chars: int) -> list[tuple[int, int]]:
+    """`text[start:end]` cut into pieces of at most `max_chars` without overlap, each ending at a paragraph, a
+    sentence or a space where one is near (the windows of `chunk_text`)."""
+    policy = ChunkingPolicy(max_chars=max_chars, overlap_chars=0, min_chars=0)
+    return [(s, e) for _, s, e in _windows(text, _Section(None, start, end), policy)]
 
 
 def chunk_text(text: str, policy: ChunkingPolicy | None = None) -> list[TextChunk]:
@@ -100,7 +123,7 @@ def _sections(text: str, start: int) -> list[_Section]:
             fence = fence_match.group(1)
         elif found := _HEADING.match(line):
             if pos > section_start:
-                sections.append(_Section(heading, section_start, pos))
+                sections.append(_Section(heading, section_start, pos, tuple(trail)))
             level = len(found.group(1))
             trail = [(lvl, title) for lvl, title in trail if lvl < level] + [(level, found.group(2).strip())]
             heading = " > ".join(title for _, title in trail)
@@ -108,7 +131,7 @@ def _sections(text: str, start: int) -> list[_Section]:
         pos += len(line) + 1
     end = len(text)
     if end > section_start:
-        sections.append(_Section(heading, section_start, end))
+        sections.append(_Section(heading, section_start, end, tuple(trail)))
     return sections
 
 

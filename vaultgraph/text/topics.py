@@ -1,0 +1,117 @@
+"""Splitting a document's text into topics (EverOS's L2): named sections with content, labels and a place in the
+tree. By the document's own headings when it has them, by length when it has none.
+
+The heading tree gives each topic its path and depth; the text before the first heading is a topic named after
+the document (the tree's root, depth 0). A section longer than `TOPIC_MAX_CHARS` is cut by length into parts; one
+shorter than `TOPIC_MIN_CHARS` joins the topic before it when that one is its parent or sibling (its heading kept as
+a line of the content, so nothing is lost); a heading with no text under it is no topic (its title lives on in
+the paths below it). The seed names no sizes: these are ours, topics being sections a person reads, several of the
+search chunks (text/chunking.py, whose heading tree and length cuts this shares) long.
+
+Pure: same text and title, same topics.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from vaultgraph.text.chunking import HeadingSection, cut_by_length, heading_sections
+from vaultgraph.text.masking import mask_markup
+from vaultgraph.text.tags import find_tags
+
+TOPIC_MAX_CHARS = 4000
+TOPIC_MIN_CHARS = 100
+MAX_LABELS = 10
+MAX_NAME_CHARS = 200
+PATH_SEPARATOR = " > "
+
+
+@dataclass(frozen=True, slots=True)
+class TopicDraft:
+    """A topic before it is stored: `position` is its place in document order, from 0; `parent` the position of
+    the nearest topic before it of smaller depth (None at the root)."""
+
+    position: int
+    name: str
+    path: tuple[str, ...]  # the document's title, then the headings down to this topic's own
+    depth: int  # 0 for the text before any heading (and for a text without headings), else the heading depth
+    content: str
+    labels: tuple[str, ...]
+    parent: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class _Piece:
+    titles: tuple[str, ...]  # heading titles, outermost first; () before the first heading
+    content: str
+
+
+def split_topics(text: str, title: str, max_chars: int = TOPIC_MAX_CHARS,
+                 min_chars: int = TOPIC_MIN_CHARS) -> list[TopicDraft]:
+    """The topics of `text` (front matter left out), in order; none when it holds nothing but whitespace."""
+    pieces = _merge([_piece(text, section) for section in heading_sections(text)], min_chars)
+    return number(title, [(p.titles, p.content) for p in pieces], max_chars)
+
+
+def number(title: str, sections: list[tuple[tuple[str, ...], str]], max_chars: int = TOPIC_MAX_CHARS
+           ) -> list[TopicDraft]:
+    """Topics from (heading titles, content) pairs in order: names, paths, depths, parents and labels. Content
+    longer than `max_chars` is cut by length, its parts named `Name (2/3)`; empty content is no topic. Also how a
+    model's sections (workers/topics.py) become topics."""
+    title = _name(title) or "Untitled"
+    drafts: list[TopicDraft] = []
+    for titles, content in sections:
+        titles = tuple(name for name in map(_name, titles) if name)
+        parts = [part for part in (p.strip() for p in _cut(content.strip(), max_chars)) if part]
+        for index, part in enumerate(parts, start=1):
+            name = titles[-1] if titles else title
+            if len(parts) > 1:
+                name = f"{name} ({index}/{len(parts)})"
+            depth = len(titles)
+            parent = next((d.position for d in reversed(drafts) if d.depth < depth), None)
+            drafts.append(TopicDraft(len(drafts), name, (title, *titles), depth, part, labels(part), parent))
+    return drafts
+
+
+def labels(content: str) -> tuple[str, ...]:
+    """The #tags a topic's text carries (outside code), first spelling kept, at most MAX_LABELS."""
+    found: dict[str, str] = {}
+    for name, _, _ in find_tags(mask_markup(content)):
+        found.setdefault(name.casefold(), name)
+    return tuple(found.values())[:MAX_LABELS]
+
+
+def _name(text: str) -> str:
+    return " ".join(text.split())[:MAX_NAME_CHARS]
+
+
+def _piece(text: str, section: HeadingSection) -> _Piece:
+    body = text[section.start : section.end]
+    if section.trail:  # the heading line is the topic's name, not its content
+        newline = body.find("\n")
+        body = "" if newline == -1 else body[newline + 1 :]
+    return _Piece(tuple(title for _, title in section.trail), body.strip())
+
+
+def _merge(pieces: list[_Piece], min_chars: int) -> list[_Piece]:
+    """Drop empty sections; fold a short one into the topic before it when that is its parent or sibling."""
+    merged: list[_Piece] = []
+    for piece in pieces:
+        if not piece.content:
+            continue
+        if merged and piece.titles and len(piece.content) < min_chars:
+            last, above = merged[-1], piece.titles[:-1]
+            ancestor = len(last.titles) <= len(above) and above[: len(last.titles)] == last.titles
+            sibling = last.titles[:-1] == above and len(last.titles) == len(piece.titles)
+            if ancestor or sibling:
+                heading = "#" * min(len(piece.titles), 6) + " " + piece.titles[-1]
+                merged[-1] = _Piece(last.titles, f"{last.content}\n\n{heading}\n\n{piece.content}")
+                continue
+        merged.append(piece)
+    return merged
+
+
+def _cut(content: str, max_chars: int) -> list[str]:
+    if len(content) <= max_chars:
+        return [content]
+    return [content[start:end] for start, end in cut_by_length(content, 0, len(content), max_chars)]
