@@ -103,6 +103,24 @@ class Document:
 
 
 @dataclass(frozen=True, slots=True)
+class Topic:
+    """A section of a document (EverOS's L2): `position` orders a document's topics from 0, `path` runs from the
+    document's title down to the topic's own heading, `parent_id` is the nearest topic before it of smaller depth."""
+
+    id: str
+    tenant_id: str
+    document_id: str
+    owner_key: str  # the document's, so a read can check who may see it
+    position: int
+    name: str
+    path: tuple[str, ...]
+    depth: int
+    content: str
+    labels: tuple[str, ...]
+    parent_id: str | None
+
+
+@dataclass(frozen=True, slots=True)
 class Page(Generic[T]):
     """One page of a cursor-paginated list."""
 

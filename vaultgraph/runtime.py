@@ -44,6 +44,7 @@ from vaultgraph.services.note_renames import DocumentFiles
 from vaultgraph.services.notes import NoteService
 from vaultgraph.services.search import SearchService, search_config
 from vaultgraph.services.suggestions import SuggestionService
+from vaultgraph.services.topics import TopicService
 from vaultgraph.services.uploads import UploadLimits, UploadService
 from vaultgraph.services.vectors import Reembedder, check_models
 from vaultgraph.services.weekly_review import WeeklyReviewService
@@ -112,7 +113,7 @@ def build_services(settings: Settings, graph: Graph, models: ModelClient, bus: E
                     workspace_sync=sync,
                     uploads=UploadService(graph, workspace, sync, links, upload_limits(settings)),
                     weekly_review=WeeklyReviewService(graph, notes, models), meetings=MeetingService(notes),
-                    days=DayService(notes), mentions=MentionService(graph))
+                    days=DayService(notes), mentions=MentionService(graph), topics=TopicService(graph))
 
 
 # The longest a stopping runtime waits for its startup embedding-model check to finish.

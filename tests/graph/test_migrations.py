@@ -50,6 +50,12 @@ async def test_fulltext_and_vector_indexes_exist(graph: Graph) -> None:
     assert config["vector.similarity_function"].lower() == "cosine"
 
 
+async def test_the_fulltext_index_covers_topics(graph: Graph) -> None:
+    indexes = await graph.read(_indexes)
+    assert set(indexes[FULLTEXT_INDEX]["labelsOrTypes"]) >= {"Document", "Note", "Chunk", "Topic"}  # type: ignore[arg-type]
+    assert indexes["topic_item"]["properties"] == ["tenantId", "itemId"]
+
+
 async def test_a_new_dimension_gets_its_own_vector_index(graph: Graph) -> None:
     await apply_migrations(graph, 16)
     assert vector_index_name(16) in await graph.read(_indexes)

@@ -36,8 +36,8 @@ LONG_BODY = "\n\n".join(f"## Part {n}\n\n" + f"Tide tables and harbour pilots, s
 
 # Every node of the tenant that holds a vector, with the model it records.
 VECTORS = """
-MATCH (n {tenantId: $tenant}) WHERE (n:Item OR n:Chunk) AND n.embedding IS NOT NULL
-RETURN CASE WHEN n:Chunk THEN 'chunk' WHEN n:Note THEN 'note' ELSE 'document' END AS kind,
+MATCH (n {tenantId: $tenant}) WHERE (n:Item OR n:Chunk OR n:Topic) AND n.embedding IS NOT NULL
+RETURN CASE WHEN n:Chunk THEN 'chunk' WHEN n:Topic THEN 'topic' WHEN n:Note THEN 'note' ELSE 'document' END AS kind,
        n.embeddingModel AS model, n.embeddingDimensions AS dimensions, size(n.embedding) AS size
 """
 
@@ -106,7 +106,7 @@ async def test_a_changed_model_is_detected_ignored_by_search_and_reembed_converg
     model_b = with_model(settings, embedder, "test-embed-b")
     short_id = await _seed(model_a, tenant)
     before = await _vectors(graph, tenant)
-    assert {kind for kind, _, _ in before} == {"note", "document", "chunk"}, before
+    assert {kind for kind, _, _ in before} == {"note", "document", "chunk", "topic"}, before
     assert {(model, dims) for _, model, dims in before} == {("test-embed-a", 384)}
 
     # Model B configured: a process that starts warns (one sharded to this tenant, as the suite's servers are:
@@ -175,7 +175,7 @@ async def test_a_changed_dimension_under_the_same_model_name_is_stale_and_reembe
     # vector sits in the 384-dimension index that queries of 64 dimensions never search.
     short_id = await _seed(with_model(settings, embedder, "test-embed-a"), tenant)
     before = await _vectors(graph, tenant)
-    assert {kind for kind, _, _ in before} == {"note", "document", "chunk"}, before
+    assert {kind for kind, _, _ in before} == {"note", "document", "chunk", "topic"}, before
     assert {(model, dims) for _, model, dims in before} == {("test-embed-a", 384)}
 
     narrow = with_model(settings, redeployed, "test-embed-a", dimensions=64)

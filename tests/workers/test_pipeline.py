@@ -44,7 +44,7 @@ async def node(graph: Graph, tenant: str, document_id: str) -> dict[str, Any]:
 async def edges(graph: Graph, tenant: str, document_id: str) -> list[dict[str, Any]]:
     async def read(tx: Any) -> list[dict[str, Any]]:
         result = await tx.run(
-            "MATCH (:Item {tenantId: $tenant, id: $id})-[r]->(t) "
+            "MATCH (:Item {tenantId: $tenant, id: $id})-[r]->(t) WHERE t:Item OR t:Ghost "  # links, not HAS_TOPIC
             "RETURN type(r) AS type, properties(r) AS p, t.id AS target ORDER BY target",
             tenant=tenant, id=document_id)
         return [{**r["p"], "type": r["type"], "targetId": r["target"]} async for r in result]

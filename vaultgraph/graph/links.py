@@ -93,6 +93,9 @@ WITH n, collect(DISTINCT g) AS ghosts
 OPTIONAL MATCH (c:Chunk {tenantId: $tenant, itemId: $id})
 DETACH DELETE c
 WITH DISTINCT n, ghosts
+OPTIONAL MATCH (t:Topic {tenantId: $tenant, itemId: $id})
+DETACH DELETE t
+WITH DISTINCT n, ghosts
 DETACH DELETE n
 WITH ghosts UNWIND ghosts AS g
 WITH g

@@ -188,6 +188,20 @@ MIGRATIONS: tuple[Migration, ...] = (
         ),
     ),
     Migration(
+        232,  # issue 23, item 2 (other items of the same issue add migrations in parallel)
+        "a document's topics (:Topic): identity, lookup by document, the full-text index covers them (their "
+        "vectors are in the vector index of their dimension, like chunks'), and their model is found when it changes",
+        (
+            "CREATE CONSTRAINT topic_id IF NOT EXISTS FOR (t:Topic) REQUIRE (t.tenantId, t.id) IS UNIQUE",
+            "CREATE INDEX topic_item IF NOT EXISTS FOR (t:Topic) ON (t.tenantId, t.itemId)",
+            "CREATE INDEX topic_embedding_model IF NOT EXISTS FOR (t:Topic) ON (t.tenantId, t.embeddingModel)",
+            f"DROP INDEX {FULLTEXT_INDEX} IF EXISTS",
+            f"CREATE FULLTEXT INDEX {FULLTEXT_INDEX} IF NOT EXISTS FOR (n:Document|Note|Chunk|Topic) "
+            "ON EACH [n.title, n.path, n.summary, n.body, n.text, n.tenantId] "
+            "OPTIONS {indexConfig: {`fulltext.analyzer`: 'english'}}",
+        ),
+    ),
+    Migration(
         235,  # issue 23, item 5 (other items of the same issue may add migrations in parallel)
         "notes carry their front-matter properties as node properties (fm.<name>, fml.<name>) for property "
         "queries (a query reads the tenant's notes through the (tenantId, updatedAt) index, as every list does)",

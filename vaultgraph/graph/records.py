@@ -14,7 +14,18 @@ from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from vaultgraph.domain import Document, Enrichment, EnrichmentStage, Item, Link, LinkOrigin, Note, Owner, Scope
+from vaultgraph.domain import (
+    Document,
+    Enrichment,
+    EnrichmentStage,
+    Item,
+    Link,
+    LinkOrigin,
+    Note,
+    Owner,
+    Scope,
+    Topic,
+)
 
 _OWNER_FIELDS = ("id", "tenantId", "scope", "agentId", "teamId")
 NOTE_FIELDS = (*_OWNER_FIELDS, "slug", "title", "body", "bodySha256", "frontmatter", "tags", "kind", "noteDate",
@@ -55,6 +66,23 @@ def document_map(var: str) -> str:
 def item_map(var: str) -> str:
     """A note or a document (`isNote` tells which); on a ghost every field is null and `isItem` false."""
     return projection(var, ITEM_FIELDS, isNote=f"{var}:Note", isItem=f"{var}:Item")
+
+
+# A topic keeps its name in `title` and its content in `text`, the properties the full-text index reads of every
+# node it covers (graph/topics.py).
+TOPIC_FIELDS = ("id", "tenantId", "itemId", "position", "title", "path", "depth", "text", "labels", "parentId")
+
+
+def topic_map(var: str, document: str) -> str:
+    """A topic, with the owner key of its document (read there: a document that moves takes its topics along)."""
+    return projection(var, TOPIC_FIELDS, ownerKey=f"{document}.ownerKey")
+
+
+def topic_from_record(record: Mapping[str, Any]) -> Topic:
+    return Topic(id=record["id"], tenant_id=record["tenantId"], document_id=record["itemId"],
+                 owner_key=record["ownerKey"], position=int(record["position"]), name=record["title"],
+                 path=tuple(record["path"] or ()), depth=int(record["depth"] or 0), content=record["text"] or "",
+                 labels=tuple(record["labels"] or ()), parent_id=record["parentId"])
 
 
 def link_map(var: str) -> str:

@@ -83,6 +83,8 @@ _STALE_BRANCHES = (
     "MATCH (n:Item) WHERE {tenants} AND n.embeddingModel > $model RETURN n",
     "MATCH (n:Chunk) WHERE {tenants} AND n.embeddingModel < $model RETURN n",
     "MATCH (n:Chunk) WHERE {tenants} AND n.embeddingModel > $model RETURN n",
+    "MATCH (n:Topic) WHERE {tenants} AND n.embeddingModel < $model RETURN n",
+    "MATCH (n:Topic) WHERE {tenants} AND n.embeddingModel > $model RETURN n",
     "MATCH (n:{label}) WHERE {tenants} RETURN n",  # one per other dimension's label
 )
 _EMBEDDED_LABEL = re.compile(r"Embedded[0-9]{1,5}\Z")
@@ -104,22 +106,23 @@ def _stale_nodes(other_labels: list[str], tenants: list[str] | None) -> str:
 
 
 # What re-embedding reads of a stale node: the text its vector reads is rebuilt from what the graph holds (a note's
-# title and body, a document's title, path and summary, a chunk's heading and text with its item's title), so no
+# title and body, a document's title, path and summary, a chunk's or a topic's heading and text with its item's
+# title), so no
 # file is read and nothing else about the item changes. `skip` holds what this run could not replace.
+_KIND = "CASE WHEN n:Chunk THEN 'chunk' WHEN n:Topic THEN 'topic' WHEN n:Note THEN 'note' ELSE 'document' END"
 _STALE_ROWS = """
 WITH n WHERE NOT n.id IN $skip
 WITH n LIMIT $limit
-OPTIONAL MATCH (item:Item {tenantId: n.tenantId, id: n.itemId}) WHERE n:Chunk
-RETURN n.tenantId AS tenant, n.id AS id,
-       CASE WHEN n:Chunk THEN 'chunk' WHEN n:Note THEN 'note' ELSE 'document' END AS kind,
-       coalesce(CASE WHEN n:Chunk THEN n.contentHash ELSE n.embeddingHash END, '') AS was,
-       coalesce(CASE WHEN n:Chunk THEN item.title ELSE n.title END, '') AS title, n.body AS body, n.path AS path,
-       n.summary AS summary, n.heading AS heading, n.text AS text
+OPTIONAL MATCH (item:Item {tenantId: n.tenantId, id: n.itemId}) WHERE n:Chunk OR n:Topic
+RETURN n.tenantId AS tenant, n.id AS id, """ + _KIND + """ AS kind,
+       coalesce(CASE WHEN n:Chunk OR n:Topic THEN n.contentHash ELSE n.embeddingHash END, '') AS was,
+       coalesce(CASE WHEN n:Chunk OR n:Topic THEN item.title ELSE n.title END, '') AS title, n.body AS body,
+       n.path AS path, n.summary AS summary, n.heading AS heading, n.text AS text
 """
 
 _STALE_COUNTS = """
 WITH n LIMIT $cap
-RETURN CASE WHEN n:Chunk THEN 'chunk' WHEN n:Note THEN 'note' ELSE 'document' END AS kind,
+RETURN """ + _KIND + """ AS kind,
        coalesce(n.embeddingModel, '?') + '/' + coalesce(toString(n.embeddingDimensions), '?') AS model,
        count(DISTINCT n) AS count
 """
@@ -137,8 +140,8 @@ WITH n, row
 """
 
 # The property each kind keeps the hash of its embedded text under (the indexer's reuse key).
-HASH_PROPERTY = {"note": "embeddingHash", "document": "embeddingHash", "chunk": "contentHash"}
-_LABEL = {"note": "Note", "document": "Document", "chunk": "Chunk"}
+HASH_PROPERTY = {"note": "embeddingHash", "document": "embeddingHash", "chunk": "contentHash", "topic": "contentHash"}
+_LABEL = {"note": "Note", "document": "Document", "chunk": "Chunk", "topic": "Topic"}
 REPLACE = {kind: _REPLACE.format(label=_LABEL[kind], stale=is_stale("n"), hash=HASH_PROPERTY[kind])
            + set_vector("n", "row.embedding") + "\nRETURN n.id AS id" for kind in _LABEL}
 

@@ -12,19 +12,24 @@ from vaultgraph.schema.arguments import LinkTypes
 from vaultgraph.schema.context import Info
 from vaultgraph.schema.inputs import DeletePayload, LinkInput
 from vaultgraph.schema.links import GraphPath, GraphView, Link, TraversalNode, TraversalResult
-from vaultgraph.schema.types import Direction, Node, item_type
+from vaultgraph.schema.types import Direction, Node, Topic, item_type
 from vaultgraph.services.links import LinkDraft
+from vaultgraph.services.topics import TOPIC_ID_PREFIX
 
 
 async def node(
     info: Info,
-    id: Annotated[strawberry.ID, strawberry.argument(description="A global id (`doc_…`, `note_…`, `lnk_…`).")],
+    id: Annotated[strawberry.ID, strawberry.argument(description=(
+        "A global id (`doc_…`, `note_…`, `lnk_…`, `topic_…`)."))],
 ) -> Node | None:
     """Any object by its global id (the Relay Node interface); null when it does not exist or you cannot see it."""
     ctx = info.context
     if str(id).startswith("lnk_"):
         link = await ctx.services.links.find(ctx.principal, str(id))
         return Link.from_domain(link) if link else None
+    if str(id).startswith(TOPIC_ID_PREFIX):
+        topic = await ctx.services.topics.find(ctx.principal, str(id))
+        return Topic.from_domain(topic) if topic else None
     item = await ctx.services.links.find_item(ctx.principal, str(id))
     return item_type(item) if item else None
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from strawberry.dataloader import DataLoader
 
-from vaultgraph.domain import Item, Link, Page, Principal
+from vaultgraph.domain import Item, Link, Page, Principal, Topic
 
 if TYPE_CHECKING:
     from vaultgraph.schema.use_cases import Services
@@ -42,10 +42,15 @@ class Loaders:
         # For connections that ask for their links and their totalCount: both from one transaction.
         self.link_pages_with_totals: DataLoader[PageKey, Page[Link]] = DataLoader(load_fn=self._pages_with_totals)
         self.link_counts: DataLoader[CountKey, int] = DataLoader(load_fn=self._counts)
+        self.topics: DataLoader[str, list[Topic]] = DataLoader(load_fn=self._topics)  # by document id
 
     async def _items(self, ids: Sequence[str]) -> list[Item | None]:
         found = await self.services.links.items(self.principal, list(ids))
         return [found.get(item_id) for item_id in ids]
+
+    async def _topics(self, document_ids: Sequence[str]) -> list[list[Topic]]:
+        found = await self.services.topics.of_documents(self.principal, list(document_ids))
+        return [found.get(document_id, []) for document_id in document_ids]
 
     async def _pages(self, keys: Sequence[PageKey]) -> list[Page[Link] | BaseException]:
         return await self._load_pages(keys, with_totals=False)

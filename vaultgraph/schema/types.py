@@ -10,6 +10,7 @@ from graphql import FieldNode, FragmentSpreadNode, InlineFragmentNode, Selection
 from strawberry.scalars import JSON
 
 from vaultgraph import domain
+from vaultgraph.errors import NotFound
 from vaultgraph.schema.arguments import After, Before, First, Last, LinkTypes
 from vaultgraph.schema.context import Info
 from vaultgraph.schema.enums import schema_enum
@@ -30,7 +31,7 @@ schema_enum(domain.EnrichmentStage, "Where a document is in enrichment; DONE, FA
     "QUEUED": "Waiting for a worker (at most 3 batches run at once per process).",
     "PREPARE": "Reading the file (at most 4 MB) and checking its SHA-256 against the last run.",
     "SUMMARIZE": "The chat model writes a summary and picks a category (extractive summary without a model).",
-    "EMBED": "Embedding title, path, summary and chunks for vector search.",
+    "EMBED": "Embedding title, path, summary and chunks for vector search; splitting the text into topics.",
     "CLASSIFY": "The chat model types links to similar items (cosine >= 0.7); skipped without a model.",
     "WIKILINKS": "Syncing the [[wikilinks]] of the text into edges.",
     "DONE": "Enriched; searchable by both channels.",
@@ -67,7 +68,7 @@ MentionsFirst: TypeAlias = Annotated[int | None, strawberry.argument(description
 @strawberry.interface(description="An object with a globally unique id, fetchable through `node(id:)`.")
 class Node:
     id: strawberry.ID = strawberry.field(description=(
-        "Globally unique and stable; the prefix tells the type (`doc_`, `note_`, `lnk_`)."))
+        "Globally unique and stable; the prefix tells the type (`doc_`, `note_`, `lnk_`, `topic_`)."))
 
 
 _PAGE_FIELDS = frozenset({"edges", "nodes", "pageInfo"})
@@ -157,6 +158,13 @@ class Document(Item):
     async def content(self, info: Info) -> str:
         return await info.context.services.documents.read_content(info.context.principal, self._domain)
 
+    @strawberry.field(description=(
+        "The document's topics (its sections, EverOS's L2) in position order: by its headings, by the chat model "
+        "when one is configured, else by length. Written by enrichment (EMBED), replaced whole when it runs again; "
+        "empty until then."))
+    async def topics(self, info: Info) -> list[Topic]:
+        return [Topic.from_domain(t) for t in await info.context.loaders.topics.load(str(self.id))]
+
     @classmethod
     def from_domain(cls, doc: domain.Document) -> Document:
         return cls(
@@ -166,6 +174,41 @@ class Document(Item):
             metadata=cast(JSON, doc.metadata), enrichment=EnrichmentState.from_domain(doc.enrichment),
             created_at=doc.created_at, updated_at=doc.updated_at, _domain=doc,
         )
+
+
+@strawberry.type(description=(
+    "A section of a document (EverOS's L2 topic): a name, its content, labels and its place in the document's tree."))
+class Topic(Node):
+    name: str = strawberry.field(description="The section's heading (the document's title for the text before any "
+                                             "heading); `Name (2/3)` for a part of a long section cut by length.")
+    content: str = strawberry.field(description="The section's text, without its heading line.")
+    labels: list[str] = strawberry.field(description=(
+        "Keywords of the topic: the chat model's, or without one the #tags its text carries (without `#`)."))
+    position: int = strawberry.field(description="Its place among the document's topics, from 0 in reading order.")
+    path: list[str] = strawberry.field(description=(
+        "The document's title, then the headings down to this topic's own (EverOS's topic path)."))
+    depth: int = strawberry.field(description="Its depth in the heading tree: 0 for the text before any heading.")
+    _domain: strawberry.Private[domain.Topic]
+
+    @strawberry.field(description="The topic that contains it (the nearest one before it of smaller depth); "
+                                  "null at the top.")
+    async def parent(self, info: Info) -> Topic | None:
+        if self._domain.parent_id is None:
+            return None
+        topics = await info.context.loaders.topics.load(self._domain.document_id)
+        return next((Topic.from_domain(t) for t in topics if t.id == self._domain.parent_id), None)
+
+    @strawberry.field(description="The document the topic belongs to.")
+    async def document(self, info: Info) -> Document:
+        item = await info.context.loaders.items.load(self._domain.document_id)
+        if not isinstance(item, domain.Document):  # gone since the topic was read
+            raise NotFound(f"no document with id {self._domain.document_id!r}", id=self._domain.document_id)
+        return Document.from_domain(item)
+
+    @classmethod
+    def from_domain(cls, topic: domain.Topic) -> Topic:
+        return cls(id=strawberry.ID(topic.id), name=topic.name, content=topic.content, labels=list(topic.labels),
+                   position=topic.position, path=list(topic.path), depth=topic.depth, _domain=topic)
 
 
 @strawberry.type(description="Authored markdown stored in the graph; its [[wikilinks]] are edges.")

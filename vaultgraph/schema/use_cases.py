@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from vaultgraph.services.notes import NoteService
     from vaultgraph.services.search import SearchService
     from vaultgraph.services.suggestions import SuggestionService
+    from vaultgraph.services.topics import TopicService
     from vaultgraph.services.uploads import UploadService
     from vaultgraph.services.weekly_review import WeeklyReviewService
     from vaultgraph.services.workspace_sync import WorkspaceSync
@@ -44,5 +45,6 @@ class Services:
     meetings: MeetingService
     days: DayService
     mentions: MentionService
+    topics: TopicService
 
 

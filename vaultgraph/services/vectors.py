@@ -26,7 +26,7 @@ from vaultgraph.text.chunking import ChunkingPolicy
 log = structlog.get_logger(__name__)
 
 DEFAULT_BATCH = 64
-KINDS = ("note", "document", "chunk")
+KINDS = ("note", "document", "chunk", "topic")
 
 
 @dataclass
@@ -45,7 +45,7 @@ def _text(row: dict[str, Any]) -> str:
     kind = row["kind"]
     if kind == "note":
         return note_text(row["title"], row["body"] or "")
-    if kind == "chunk":
+    if kind in ("chunk", "topic"):  # a topic's vector reads what a chunk's does (workers/topics.py)
         return chunk_input(row["title"], row["heading"], row["text"] or "")
     return document_text(row["title"], row["path"] or "", row["summary"])
 
@@ -66,8 +66,9 @@ class Reembedder:
         return await self.graph.read(cypher.stale_counts, self.model, tenants, cap)
 
     def _hash(self, row: dict[str, Any], text: str) -> str | None:
-        # The indexer's reuse key for a note's vector and a chunk's; a document's own vector has none.
-        return None if row["kind"] == "document" else content_hash(self.model.name, self.policy, text)
+        # The indexer's reuse key for a note's vector and a chunk's; a document's own vector and a topic's have none
+        # (a topic is written whole by each enrichment, never reused).
+        return None if row["kind"] in ("document", "topic") else content_hash(self.model.name, self.policy, text)
 
     async def run(self, tenants: list[str] | None = None, batch: int = DEFAULT_BATCH,
                   progress: Progress | None = None) -> ReembedReport:

@@ -34,6 +34,7 @@ from vaultgraph.workers.jobs import Job, Outcome, Result, active
 from vaultgraph.workers.prepare import read_for_enrichment
 from vaultgraph.workers.prompts import embedding_text
 from vaultgraph.workers.summarize import Summarizer
+from vaultgraph.workers.topics import TopicIndexer
 from vaultgraph.workspace import Workspace
 
 log = structlog.get_logger(__name__)
@@ -87,6 +88,7 @@ class Pipeline:
         self.chunk_indexer = chunk_indexer
         self.summarizer = Summarizer(models)
         self.classifier = LinkClassifier(graph, models)
+        self.topics = TopicIndexer(graph, models, config.worker_id)
         self.timings = PhaseTimings()
         self._category_vectors: dict[tuple[str, ...], np.ndarray[Any, np.dtype[np.float32]]] = {}
 
@@ -237,6 +239,7 @@ class Pipeline:
         if self.chunk_indexer is not None:
             for job in jobs:
                 await self._index_chunks(self.chunk_indexer, job)
+        await self.topics.index(tenant, jobs)  # the text is read and the summary written: its topics replace the old
 
     async def _index_chunks(self, indexer: ChunkIndexer, job: Job) -> None:
         document = replace(job.document, summary=job.summary)

@@ -1,0 +1,85 @@
+"""Topics (EverOS's L2) through the real server: enrichment splits a document into them, `Document.topics` lists
+them in order, `node(id:)` reads one, re-enrichment replaces them whole, and another tenant sees none of them."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.support.server import RunningServer, run_server
+from tests.support.waiting import eventually
+from vaultgraph.config import Settings
+
+pytestmark = [pytest.mark.api, pytest.mark.graph, pytest.mark.workers]
+
+CREATE = "mutation($input: DocumentInput!) { createDocument(input: $input) { id } }"
+TOPICS = """query($id: ID!) { document(id: $id) { enrichment { stage error }
+  topics { id name content labels position path depth parent { id } document { id } } } }"""
+NODE = "query($id: ID!) { node(id: $id) { __typename id ... on Topic { name position document { path } } } }"
+WORDS = "Enough words that this section stands as a topic of its own and is not folded into the one before it."
+REPORT = (f"Opening lines of the quarterly report. {WORDS}\n\n# Performance\n\nThe P99 latency fell to 120ms. "
+          f"{WORDS} #latency\n\n## Caching\n\nRedis took the load. {WORDS}\n\n# Costs\n\nThe bill went down. {WORDS}\n")
+
+
+@pytest.fixture
+async def server(settings: Settings, tenant: str) -> AsyncIterator[RunningServer]:
+    configured = settings.model_copy(update={"dev_tenant": tenant, "port": 0, "enrichment_tenants": [tenant]})
+    async with run_server(configured) as running:
+        yield running
+
+
+async def enriched(server: RunningServer, document: str, attempt_of: str | None = None) -> dict[str, Any]:
+    async def read() -> dict[str, Any]:
+        found: dict[str, Any] = (await server.data(TOPICS, {"id": document}))["document"]
+        return found
+
+    def done(found: dict[str, Any]) -> bool:
+        stage = found["enrichment"]["stage"]
+        assert stage != "FAILED", found["enrichment"]
+        return bool(stage == "DONE" and (attempt_of is None or found["topics"][0]["content"] != attempt_of))
+
+    return await eventually(read, done, 60, f"{document} enriched")
+
+
+async def test_a_document_with_headings_gets_those_topics_in_order(server: RunningServer) -> None:
+    document = (await server.data(CREATE, {"input": {"path": "q1.md", "content": REPORT, "title": "Q1 Report"}})
+                )["createDocument"]["id"]
+    topics = (await enriched(server, document))["topics"]
+    assert [t["name"] for t in topics] == ["Q1 Report", "Performance", "Caching", "Costs"]
+    assert [t["position"] for t in topics] == [0, 1, 2, 3]
+    assert [t["depth"] for t in topics] == [0, 1, 2, 1]
+    assert topics[2]["path"] == ["Q1 Report", "Performance", "Caching"]
+    assert topics[2]["parent"] == {"id": topics[1]["id"]} and topics[0]["parent"] is None
+    assert topics[1]["content"].startswith("The P99 latency fell to 120ms.") and topics[1]["labels"] == ["latency"]
+    assert all(t["document"] == {"id": document} for t in topics)
+    node = (await server.data(NODE, {"id": topics[3]["id"]}))["node"]
+    assert node == {"__typename": "Topic", "id": topics[3]["id"], "name": "Costs", "position": 3,
+                    "document": {"path": "q1.md"}}
+
+
+async def test_reenrichment_replaces_the_topics_and_leaves_no_stale_one(
+    server: RunningServer, settings: Settings, tenant: str
+) -> None:
+    document = (await server.data(CREATE, {"input": {"path": "guide.md", "content": REPORT}}))["createDocument"]["id"]
+    before = (await enriched(server, document))["topics"]
+    assert len(before) == 4
+    (Path(settings.workspace_dir) / tenant / "guide.md").write_text(f"# Only\n\nOne section now. {WORDS}\n")
+    await server.data("mutation($ids: [ID!]) { reenrich(ids: $ids) { id } }", {"ids": [document]})
+    after = (await enriched(server, document, attempt_of=before[0]["content"]))["topics"]
+    assert [(t["name"], t["position"]) for t in after] == [("Only", 0)]
+    for stale in before[1:]:  # their ids are gone, not left behind beside the new topic
+        assert (await server.data(NODE, {"id": stale["id"]}))["node"] is None
+
+
+async def test_another_tenant_cannot_read_the_topics(server: RunningServer, tenant: str) -> None:
+    document = (await server.data(CREATE, {"input": {"path": "mine.md", "content": REPORT}}))["createDocument"]["id"]
+    topics = (await enriched(server, document))["topics"]
+    other = {"X-Vaultgraph-Tenant": f"{tenant}x"}
+    for topic in topics:
+        assert (await server.data(NODE, {"id": topic["id"]}, headers=other))["node"] is None
+    refused = await server.graphql(TOPICS, {"id": document}, headers=other)
+    assert refused["errors"][0]["extensions"]["code"] == "NOT_FOUND"
+    assert (refused["data"] or {}).get("document") is None

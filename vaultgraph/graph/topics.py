@@ -1,0 +1,84 @@
+"""Cypher for a document's topics (EverOS's L2): `(:Document)-[:HAS_TOPIC]->(:Topic)`.
+
+A topic is `(:Topic:Embedded{dim} {tenantId, id, itemId, scope, ownerKey, position, title, path, depth, heading,
+text, labels, parentId, contentHash, embedding, embeddingModel, embeddingDimensions})`. Its name is kept in `title`
+and its content in `text`, the properties the full-text index reads of every node it covers; `itemId`, `scope`
+and `ownerKey` are its document's, as on a chunk (graph/chunks.py), so search rolls a topic hit up to its document
+the way it does a chunk's and the vector index filters on tenant and scope inside the index. Its vector is written
+by graph/vectors.py's one rule.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from neo4j import AsyncManagedTransaction
+
+from vaultgraph.domain import Topic
+from vaultgraph.graph.records import topic_from_record, topic_map
+from vaultgraph.graph.vectors import VectorModel, set_vector
+
+# A document's topics are replaced whole, in the transaction that writes the new ones: no reader sees a mix of old
+# and new, and a retried transaction deletes and writes the same again.
+DELETE_TOPICS = """
+MATCH (t:Topic {tenantId: $tenant, itemId: $id})
+DETACH DELETE t
+"""
+
+CREATE_TOPICS = """
+CYPHER 25
+MATCH (d:Document {tenantId: $tenant, id: $id})
+UNWIND $rows AS row
+CREATE (d)-[:HAS_TOPIC]->(t:Topic {tenantId: $tenant, id: row.id})
+SET t.itemId = d.id, t.scope = d.scope, t.ownerKey = d.ownerKey, t.position = row.position, t.title = row.name,
+    t.path = row.path, t.depth = row.depth, t.heading = row.heading, t.text = row.content, t.labels = row.labels,
+    t.parentId = row.parentId, t.contentHash = row.hash
+WITH t, row
+""" + set_vector("t", "row.embedding")
+
+_TOPIC = topic_map("t", "d") + " AS t"
+TOPICS_OF = """
+UNWIND $ids AS id
+MATCH (d:Document {tenantId: $tenant, id: id})-[:HAS_TOPIC]->(t:Topic)
+WHERE d.deletedAt IS NULL
+RETURN """ + _TOPIC + " ORDER BY t.position"
+
+TOPIC_BY_ID = """
+MATCH (t:Topic {tenantId: $tenant, id: $id})
+MATCH (d:Document {tenantId: $tenant, id: t.itemId}) WHERE d.deletedAt IS NULL
+RETURN """ + _TOPIC
+
+TOPIC_ID_PREFIX = "topic_"
+
+
+def topic_id(document_id: str, position: int) -> str:
+    """`topic_<document's id without its doc_ prefix>_<position>`: a new enrichment of the same document gives its
+    first topic the same id again."""
+    return f"{TOPIC_ID_PREFIX}{document_id.removeprefix('doc_')}_{position}"
+
+
+async def replace_topics(tx: AsyncManagedTransaction, tenant: str, document_id: str, rows: list[dict[str, Any]],
+                         model: VectorModel) -> None:
+    """Make the document's topics exactly `rows` (position, name, path, depth, heading, content, labels, parent,
+    hash, embedding or None), in this transaction."""
+    await (await tx.run(DELETE_TOPICS, tenant=tenant, id=document_id)).consume()
+    if not rows:
+        return
+    stored = [{**row, "id": topic_id(document_id, row["position"]),
+               "parentId": None if row["parent"] is None else topic_id(document_id, row["parent"])} for row in rows]
+    await (await tx.run(CREATE_TOPICS, tenant=tenant, id=document_id, rows=stored, **model.params())).consume()
+
+
+async def topics_of(tx: AsyncManagedTransaction, tenant: str, document_ids: list[str]) -> dict[str, list[Topic]]:
+    """The topics of these documents (deleted ones have none), each list in position order."""
+    result = await tx.run(TOPICS_OF, tenant=tenant, ids=document_ids)
+    found: dict[str, list[Topic]] = {id: [] for id in document_ids}
+    async for record in result:
+        topic = topic_from_record(record["t"])
+        found.setdefault(topic.document_id, []).append(topic)
+    return found
+
+
+async def topic_by_id(tx: AsyncManagedTransaction, tenant: str, id: str) -> Topic | None:
+    record = await (await tx.run(TOPIC_BY_ID, tenant=tenant, id=id)).single()
+    return topic_from_record(record["t"]) if record else None
