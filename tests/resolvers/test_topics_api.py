@@ -1,5 +1,6 @@
 """Topics (EverOS's L2) through the real server: enrichment splits a document into them, `Document.topics` lists
-them in order, `node(id:)` reads one, re-enrichment replaces them whole, and another tenant sees none of them."""
+them in order, `node(id:)` reads one, re-enrichment replaces them whole, another tenant sees none of them, and a
+search hit says which topic of which document matched."""
 
 from __future__ import annotations
 
@@ -83,3 +84,34 @@ async def test_another_tenant_cannot_read_the_topics(server: RunningServer, tena
     refused = await server.graphql(TOPICS, {"id": document}, headers=other)
     assert refused["errors"][0]["extensions"]["code"] == "NOT_FOUND"
     assert (refused["data"] or {}).get("document") is None
+
+
+SEARCH = """query($q: String!, $mode: SearchMode!) { search(query: $q, mode: $mode, limit: 5) {
+  item { id ... on Document { path } } topic { id name position document { id } } snippet } }"""
+
+
+@pytest.mark.parametrize("mode", ["KEYWORD", "VECTOR", "HYBRID"])
+async def test_a_search_hit_says_which_topic_of_which_document_matched(server: RunningServer, mode: str) -> None:
+    document = (await server.data(CREATE, {"input": {"path": "q1.md", "content": REPORT, "title": "Q1 Report"}})
+                )["createDocument"]["id"]
+    topics = (await enriched(server, document))["topics"]
+    hits = (await server.data(SEARCH, {"q": "Redis took the load", "mode": mode}))["search"]
+    assert hits and hits[0]["item"] == {"id": document, "path": "q1.md"}  # the item stays the document
+    assert hits[0]["topic"] == {"id": topics[2]["id"], "name": "Caching", "position": 2, "document": {"id": document}}
+
+
+async def test_a_note_hit_has_no_topic(server: RunningServer) -> None:
+    await server.data("mutation { saveNote(input: {title: \"Harbour\", body: \"Tide tables for pilots.\"}) "
+                      "{ note { id } } }")
+    hits = (await server.data(SEARCH, {"q": "tide tables", "mode": "KEYWORD"}))["search"]
+    assert hits and all(hit["topic"] is None for hit in hits)
+
+
+async def test_the_substring_fallback_names_the_topic_too(server: RunningServer) -> None:
+    document = (await server.data(CREATE, {"input": {"path": "q1.md", "content": REPORT, "title": "Q1 Report"}})
+                )["createDocument"]["id"]
+    topics = (await enriched(server, document))["topics"]
+    report = "query($q: String!) { searchReport(query: $q, mode: KEYWORD) { keyword { fallback } } }"
+    assert (await server.data(report, {"q": "aching"}))["searchReport"]["keyword"]["fallback"] is True
+    hits = (await server.data(SEARCH, {"q": "aching", "mode": "KEYWORD"}))["search"]  # inside "Caching" only
+    assert hits[0]["item"]["id"] == document and hits[0]["topic"]["id"] == topics[2]["id"]

@@ -49,8 +49,22 @@ def test_negative_cosines_floor_at_zero() -> None:
 
 
 def test_chunks_roll_up_to_their_item_with_the_best_chunk() -> None:
-    hits = roll_up([("doc", 0.5, "intro"), ("note", 0.7, None), ("doc", 0.9, "details"), ("doc", 0.1, "tail")])
+    hits = roll_up([("doc", 0.5, "intro", None), ("note", 0.7, None, None), ("doc", 0.9, "details", None),
+                    ("doc", 0.1, "tail", None)])
     assert [(h.item_id, h.raw, h.passage) for h in hits] == [("doc", 0.9, "details"), ("note", 0.7, None)]
+
+
+def test_a_topic_row_names_the_topic_of_its_item_even_when_a_chunk_scored_best() -> None:
+    hits = roll_up([("doc", 0.9, "chunk text", None), ("doc", 0.4, "setup", "t1"), ("doc", 0.6, "usage", "t2"),
+                    ("note", 0.5, None, None)])
+    assert [(h.item_id, h.passage, h.topic_id) for h in hits] == [("doc", "chunk text", "t2"), ("note", None, None)]
+
+
+def test_fusion_keeps_the_keyword_channels_topic_over_the_vectors() -> None:
+    [hit] = fuse([ChannelHit("doc", 3.0, "kw", "t-kw")], [ChannelHit("doc", 0.7, "vec", "t-vec")], FusionMethod.RRF)
+    assert hit.topic_id == "t-kw"
+    [hit] = fuse([ChannelHit("doc", 3.0)], [ChannelHit("doc", 0.7, "vec", "t-vec")], FusionMethod.RRF)
+    assert hit.topic_id == "t-vec"
 
 
 def test_ties_are_deterministic() -> None:

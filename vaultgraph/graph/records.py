@@ -70,7 +70,7 @@ def item_map(var: str) -> str:
 
 # A topic keeps its name in `title` and its content in `text`, the properties the full-text index reads of every
 # node it covers (graph/topics.py).
-TOPIC_FIELDS = ("id", "tenantId", "itemId", "position", "title", "path", "depth", "text", "labels", "parentId")
+TOPIC_FIELDS = ("id", "tenantId", "itemId", "position", "title", "topicPath", "depth", "text", "labels", "parentId")
 
 
 def topic_map(var: str, document: str) -> str:
@@ -81,7 +81,7 @@ def topic_map(var: str, document: str) -> str:
 def topic_from_record(record: Mapping[str, Any]) -> Topic:
     return Topic(id=record["id"], tenant_id=record["tenantId"], document_id=record["itemId"],
                  owner_key=record["ownerKey"], position=int(record["position"]), name=record["title"],
-                 path=tuple(record["path"] or ()), depth=int(record["depth"] or 0), content=record["text"] or "",
+                 path=tuple(record["topicPath"] or ()), depth=int(record["depth"] or 0), content=record["text"] or "",
                  labels=tuple(record["labels"] or ()), parent_id=record["parentId"])
 
 

@@ -1,6 +1,7 @@
 """Cypher for search: the full-text channel, the vector channel, the substring fallback, and link suggestions.
 
-Every channel returns raw rows `(itemId, score, chunkText, visible)`: a chunk hit names its item, and `visible`
+Every channel returns raw rows `(itemId, score, chunkText, topicId, visible)`: a chunk or topic hit names its item
+(and a topic hit itself), and `visible`
 says whether the item passes the caller's filters (owner keys, scope, types, tags, not archived or deleted).
 Rows stay in the answer even when not visible, so the service can tell "the index ran dry" from "the filters
 ate the page" and fetch deeper only in the second case.
@@ -26,7 +27,7 @@ FULLTEXT_FIELDS = ("title", "path", "summary", "body", "text")
 # The item a node stands for (a chunk stands for its item), and whether the caller may see it with these filters
 # (the vector channel adds one: the query's model made the node's vector).
 _VISIBLE_TEMPLATE = """
-WITH node, score, CASE WHEN node:Chunk THEN node.itemId ELSE node.id END AS itemId
+WITH node, score, CASE WHEN node:Chunk OR node:Topic THEN node.itemId ELSE node.id END AS itemId
 OPTIONAL MATCH (item:Item {tenantId: $tenant, id: itemId})
 WITH node, score, itemId, item,
      node.tenantId = $tenant AND item IS NOT NULL AND item.deletedAt IS NULL AND item.archivedAt IS NULL
@@ -38,7 +39,8 @@ WITH node, score, itemId, item,
      AND ($tags IS NULL OR any(tag IN coalesce(item.tags, []) WHERE tag IN $tags))
      AND ($categories IS NULL OR item.category IN $categories)
      AND NOT itemId IN $exclude {extra} AS visible
-RETURN itemId, score, CASE WHEN visible AND node:Chunk THEN node.text END AS chunkText, visible
+RETURN itemId, score, CASE WHEN visible AND (node:Chunk OR node:Topic) THEN node.text END AS chunkText,
+       CASE WHEN visible AND node:Topic THEN node.id END AS topicId, visible
 """
 _VISIBLE = _VISIBLE_TEMPLATE.replace("{extra}", "")
 _VISIBLE_FROM_MODEL = _VISIBLE_TEMPLATE.replace("{extra}", "AND " + from_model("node"))
@@ -57,6 +59,8 @@ CALL () {
   MATCH (node:Document {tenantId: $tenant}) RETURN node
   UNION
   MATCH (node:Chunk {tenantId: $tenant}) RETURN node
+  UNION
+  MATCH (node:Topic {tenantId: $tenant}) RETURN node
 }
 WITH node, toLower(coalesce(node.title, '') + ' ' + coalesce(node.path, '') + ' ' + coalesce(node.summary, '') + ' '
                    + coalesce(node.body, '') + ' ' + coalesce(node.text, '')) AS hay
@@ -103,6 +107,7 @@ class RawHit:
     score: float
     chunk_text: str | None
     visible: bool
+    topic_id: str | None = None  # the topic that matched, when the row is a topic's
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,7 +153,8 @@ async def types_in_use(tx: AsyncManagedTransaction, tenant: str, types: list[str
 
 async def _rows(tx: AsyncManagedTransaction, statement: str, **params: Any) -> list[RawHit]:
     result = await tx.run(statement, **params)
-    return [RawHit(r["itemId"], float(r["score"]), r["chunkText"], bool(r["visible"])) async for r in result]
+    return [RawHit(r["itemId"], float(r["score"]), r["chunkText"], bool(r["visible"]), r["topicId"])
+            async for r in result]
 
 
 async def keyword_hits(tx: AsyncManagedTransaction, lucene: str, limit: int, where: HitFilter) -> list[RawHit]:

@@ -1,8 +1,9 @@
 """Cypher for a document's topics (EverOS's L2): `(:Document)-[:HAS_TOPIC]->(:Topic)`.
 
-A topic is `(:Topic:Embedded{dim} {tenantId, id, itemId, scope, ownerKey, position, title, path, depth, heading,
+A topic is `(:Topic:Embedded{dim} {tenantId, id, itemId, scope, ownerKey, position, title, topicPath, depth, heading,
 text, labels, parentId, contentHash, embedding, embeddingModel, embeddingDimensions})`. Its name is kept in `title`
-and its content in `text`, the properties the full-text index reads of every node it covers; `itemId`, `scope`
+and its content in `text`, the properties the full-text index reads of every node it covers (its path is a list,
+so not in `path`, which search reads as a string of every node); `itemId`, `scope`
 and `ownerKey` are its document's, as on a chunk (graph/chunks.py), so search rolls a topic hit up to its document
 the way it does a chunk's and the vector index filters on tenant and scope inside the index. Its vector is written
 by graph/vectors.py's one rule.
@@ -31,7 +32,7 @@ MATCH (d:Document {tenantId: $tenant, id: $id})
 UNWIND $rows AS row
 CREATE (d)-[:HAS_TOPIC]->(t:Topic {tenantId: $tenant, id: row.id})
 SET t.itemId = d.id, t.scope = d.scope, t.ownerKey = d.ownerKey, t.position = row.position, t.title = row.name,
-    t.path = row.path, t.depth = row.depth, t.heading = row.heading, t.text = row.content, t.labels = row.labels,
+    t.topicPath = row.path, t.depth = row.depth, t.heading = row.heading, t.text = row.content, t.labels = row.labels,
     t.parentId = row.parentId, t.contentHash = row.hash
 WITH t, row
 """ + set_vector("t", "row.embedding")
@@ -43,8 +44,8 @@ MATCH (d:Document {tenantId: $tenant, id: id})-[:HAS_TOPIC]->(t:Topic)
 WHERE d.deletedAt IS NULL
 RETURN """ + _TOPIC + " ORDER BY t.position"
 
-TOPIC_BY_ID = """
-MATCH (t:Topic {tenantId: $tenant, id: $id})
+TOPICS_BY_IDS = """
+MATCH (t:Topic {tenantId: $tenant}) WHERE t.id IN $ids
 MATCH (d:Document {tenantId: $tenant, id: t.itemId}) WHERE d.deletedAt IS NULL
 RETURN """ + _TOPIC
 
@@ -79,6 +80,11 @@ async def topics_of(tx: AsyncManagedTransaction, tenant: str, document_ids: list
     return found
 
 
+async def topics_by_ids(tx: AsyncManagedTransaction, tenant: str, ids: list[str]) -> dict[str, Topic]:
+    """These topics, by id, of documents not deleted (the absent are missing)."""
+    result = await tx.run(TOPICS_BY_IDS, tenant=tenant, ids=ids)
+    return {topic.id: topic for topic in [topic_from_record(record["t"]) async for record in result]}
+
+
 async def topic_by_id(tx: AsyncManagedTransaction, tenant: str, id: str) -> Topic | None:
-    record = await (await tx.run(TOPIC_BY_ID, tenant=tenant, id=id)).single()
-    return topic_from_record(record["t"]) if record else None
+    return (await topics_by_ids(tx, tenant, [id])).get(id)

@@ -7,7 +7,7 @@ from typing import TypeAlias
 import strawberry
 
 from vaultgraph.schema.enums import schema_enum
-from vaultgraph.schema.types import Item, item_type
+from vaultgraph.schema.types import Item, Topic, item_type
 from vaultgraph.services import search as service
 from vaultgraph.services.fusion import ChannelScore as DomainChannelScore
 from vaultgraph.services.fusion import FusionMethod
@@ -81,6 +81,9 @@ class SearchHit:
         "hit was beyond the candidates sent (VAULTGRAPH_RERANK_CANDIDATES); such hits follow in fused order."))
     rerank_rank: int | None = strawberry.field(
         description="1-based rank among the candidates the reranker scored; null when `rerankScore` is.")
+    topic: Topic | None = strawberry.field(description=(
+        "The topic of the document that matched (its best-scoring one), so a client can show that passage; null "
+        "when no topic matched (a note, or a document found by its title, summary or chunks alone)."))
 
     @classmethod
     def from_domain(cls, hit: service.SearchHit) -> SearchHit:
@@ -93,6 +96,7 @@ class SearchHit:
             keyword=ChannelScore.from_domain(hit.keyword), vector=ChannelScore.from_domain(hit.vector),
             fusion=hit.fusion, via=[SearchVia.from_domain(v) for v in hit.via], _hit=hit,
             rerank_score=hit.rerank.score if hit.rerank else None, rerank_rank=hit.rerank.rank if hit.rerank else None,
+            topic=Topic.from_domain(hit.topic) if hit.topic else None,
         )
 
     @strawberry.field(description="The best passage, the query's words marked **like this**.")

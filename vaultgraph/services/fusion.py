@@ -55,6 +55,7 @@ class ChannelHit:
     item_id: str
     raw: float
     passage: str | None = None  # the best chunk's text; None when the item itself scored best
+    topic_id: str | None = None  # the best-scoring topic of the item among the rows, if one of them was a topic
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,16 +72,22 @@ class Fused:
     keyword: ChannelScore | None
     vector: ChannelScore | None
     passage: str | None
+    topic_id: str | None = None  # the topic that matched (the keyword channel's, else the vector channel's)
 
 
-def roll_up(rows: Iterable[tuple[str, float, str | None]]) -> list[ChannelHit]:
-    """(item id, raw score, chunk text or None) rows → one hit per item, best first; ties keep row order."""
+def roll_up(rows: Iterable[tuple[str, float, str | None, str | None]]) -> list[ChannelHit]:
+    """(item id, raw score, chunk text or None, topic id or None) rows → one hit per item, best first, with its
+    best row's text and its best topic row's id; ties keep row order."""
     best: dict[str, ChannelHit] = {}
-    for item_id, raw, passage in rows:
+    topics: dict[str, tuple[float, str]] = {}
+    for item_id, raw, passage, topic_id in rows:
         current = best.get(item_id)
         if current is None or raw > current.raw:
             best[item_id] = ChannelHit(item_id, raw, passage)
-    return sorted(best.values(), key=lambda hit: -hit.raw)
+        if topic_id is not None and (item_id not in topics or raw > topics[item_id][0]):
+            topics[item_id] = (raw, topic_id)
+    hits = [replace(hit, topic_id=topics[hit.item_id][1]) if hit.item_id in topics else hit for hit in best.values()]
+    return sorted(hits, key=lambda hit: -hit.raw)
 
 
 def normalise_by_max(hits: Sequence[ChannelHit]) -> dict[str, ChannelScore]:
@@ -143,9 +150,11 @@ def fuse(keyword: Sequence[ChannelHit], vector: Sequence[ChannelHit], method: Fu
         kw = keyword_scores(keyword)
         vec = vector_scores(vector)
     passages = {hit.item_id: hit.passage for hit in vector} | {h.item_id: h.passage for h in keyword if h.passage}
+    topics = {h.item_id: h.topic_id for h in vector if h.topic_id} | {h.item_id: h.topic_id for h in keyword
+                                                                       if h.topic_id}
     rrf = method is FusionMethod.RRF
     scores = _rrf(kw, vec, rrf_k) if rrf else _weighted(kw, vec, keyword_weight, vector_weight)
-    fused = [Fused(item_id, score, kw.get(item_id), vec.get(item_id), passages.get(item_id))
+    fused = [Fused(item_id, score, kw.get(item_id), vec.get(item_id), passages.get(item_id), topics.get(item_id))
              for item_id, score in scores.items()]
     return ranked(fused)
 

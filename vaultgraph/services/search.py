@@ -21,11 +21,12 @@ from typing import TypeVar
 import structlog
 
 from vaultgraph.config import Settings
-from vaultgraph.domain import Direction, Document, EnrichmentStage, Item, Note, Owner, Principal, Scope
+from vaultgraph.domain import Direction, Document, EnrichmentStage, Item, Note, Owner, Principal, Scope, Topic
 from vaultgraph.errors import AppError, InvalidInput, Unavailable
 from vaultgraph.graph import items as item_cypher
 from vaultgraph.graph import links as link_cypher
 from vaultgraph.graph import search as cypher
+from vaultgraph.graph import topics as topic_cypher
 from vaultgraph.graph.search import FULLTEXT_FIELDS, HitFilter, RawHit
 from vaultgraph.graph.session import Graph
 from vaultgraph.graph.vectors import VectorModel
@@ -122,6 +123,7 @@ class SearchHit:
     terms: tuple[str, ...]  # the query's words
     via: tuple[ViaLink, ...] = ()
     rerank: RerankScore | None = None  # None: reranking off, failed, or the hit was beyond the candidates
+    topic: Topic | None = None  # the topic of the document that matched; None when no topic did
 
     def snippet(self) -> Snippet:
         """The passage cut around its matches, words marked; computed on demand (a page of them costs ms)."""
@@ -236,7 +238,7 @@ async def deepen(fetch: Callable[[int], Awaitable[list[RawHit]]], want: int) -> 
     limit = min(want * 2, MAX_RAW_HITS)  # chunks of one item take several rows
     while True:
         rows = await fetch(limit)
-        hits = roll_up((row.item_id, row.score, row.chunk_text) for row in rows if row.visible)
+        hits = roll_up((row.item_id, row.score, row.chunk_text, row.topic_id) for row in rows if row.visible)
         if len(hits) >= want or len(rows) < limit or limit >= MAX_RAW_HITS:
             return hits[:want]
         limit = min(limit * 2, MAX_RAW_HITS)
@@ -299,13 +301,16 @@ class SearchService:
         depth = request.limit if reranker is None else max(request.limit, self.config.rerank_candidates)
         fused = fused[:depth]
         items = await self.graph.read(item_cypher.items_by_ids, principal.tenant_id, [f.item_id for f in fused])
+        topic_ids = [f.topic_id for f in fused if f.topic_id is not None]
+        topics = await self.graph.read(topic_cypher.topics_by_ids, principal.tenant_id, topic_ids) if topic_ids else {}
         hits = []
         for entry in fused:
             item = items.get(entry.item_id)
             if item is None:  # deleted between the channel query and this read
                 continue
             hits.append(SearchHit(item, entry.score, entry.keyword, entry.vector, method,
-                                  entry.passage or item_text(item), tuple(terms)))
+                                  entry.passage or item_text(item), tuple(terms),
+                                  topic=topics.get(entry.topic_id) if entry.topic_id else None))
         hits, rerank = await rerank_stage(reranker, request.query.strip(), hits, self.config.rerank_candidates,
                                           rerank_text, lambda hit, score: replace(hit, rerank=score))
         hits = hits[: request.limit]
