@@ -7,7 +7,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vaultgraph.text.topics import TOPIC_MAX_CHARS, TOPIC_MIN_CHARS, number, split_topics
+from vaultgraph.text.topics import (
+    TOPIC_MAX_CHARS,
+    TOPIC_MIN_CHARS,
+    Section,
+    Start,
+    body_lines,
+    from_starts,
+    number,
+    split_topics,
+)
 
 pytestmark = pytest.mark.text
 
@@ -79,8 +88,22 @@ def test_blank_text_has_no_topics() -> None:
 
 
 def test_number_turns_named_sections_into_topics() -> None:
-    topics = number("Doc", [((), "intro"), (("Part",), "body"), (("Part", "Sub"), "deeper"), (("Gone",), "  ")])
+    topics = number("Doc", [Section((), "intro"), Section(("Part",), "body #x", ("given",)),
+                            Section(("Part", "Sub"), "deeper #x"), Section(("Gone",), "  ")])
     assert [(t.name, t.depth, t.parent) for t in topics] == [("Doc", 0, None), ("Part", 1, 0), ("Sub", 2, 1)]
+    assert [t.labels for t in topics] == [(), ("given",), ("x",)]  # given labels win over the #tags
+
+
+def test_topics_from_starts_run_to_the_next_start_and_nest_by_depth() -> None:
+    lines = body_lines("---\na: 1\n---\nintro\nstill intro\nSetup here\nstep one\nLinux bits\nUsage now\nrun it")
+    assert lines[0] == "intro"
+    starts = [Start(3, "Setup", 1, ("setup",)), Start(5, "Linux", 2), Start(6, "Usage", 1)]
+    topics = from_starts(lines, starts, "Guide")
+    assert [(t.name, t.depth, t.parent, t.content) for t in topics] == [
+        ("Guide", 0, None, "intro\nstill intro"), ("Setup", 1, 0, "Setup here\nstep one"),
+        ("Linux", 2, 1, "Linux bits"), ("Usage", 1, 0, "Usage now\nrun it")]
+    assert topics[2].path == ("Guide", "Setup", "Linux") and topics[1].labels == ("setup",)
+    assert [t.name for t in from_starts(lines, [], "Guide")] == ["Guide"]
 
 
 @settings(max_examples=60, deadline=None)

@@ -53,8 +53,33 @@ def classify_reply(body: dict[str, Any], kind: str = "RELATED") -> str:
     return json.dumps([{"idx": int(m.group(1)), "type": kind} for m in _CANDIDATE.finditer(user_message(body))])
 
 
+_NUMBERED = re.compile(r"^(\d+)\| (.*)$", re.MULTILINE)
+
+
+def is_topics_call(body: dict[str, Any]) -> bool:
+    return user_message(body).startswith("TOPICS OF\n")
+
+
+def topics_reply(body: dict[str, Any]) -> str:
+    """A topic at every paragraph (a line after a blank one, or the first), named by its first three words,
+    labelled with its first word; a heading line gives its level as the depth."""
+    lines = [(int(m.group(1)), m.group(2)) for m in _NUMBERED.finditer(user_message(body))]
+    topics, blank = [], True
+    for number, line in lines:
+        if line.strip() and blank:
+            level = len(line) - len(line.lstrip("#"))
+            words = line.lstrip("# ").split()
+            topics.append({"line": number, "name": " ".join(words[:3]), "depth": max(1, min(level, 6)),
+                           "labels": [words[0].lower()]})
+        blank = not line.strip()
+    return json.dumps({"topics": topics})  # wrapped, as models in JSON mode often answer
+
+
 def scripted_chat(body: dict[str, Any]) -> str:
-    """A well-behaved model: summaries for summary calls, RELATED for every link candidate."""
+    """A well-behaved model: summaries for summary calls, topics for topic calls, RELATED for every link
+    candidate."""
+    if is_topics_call(body):
+        return topics_reply(body)
     return good_summaries(body) if is_summary_call(body) else classify_reply(body)
 
 

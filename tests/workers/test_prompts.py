@@ -17,7 +17,9 @@ from vaultgraph.workers.prompts import (
     classify_prompt,
     parse_link_choices,
     parse_summaries,
+    parse_topics,
     summarize_prompt,
+    topics_prompt,
 )
 
 pytestmark = pytest.mark.workers
@@ -79,3 +81,23 @@ def test_a_tenant_taxonomy_file_replaces_the_defaults_and_keeps_the_fallback(tmp
     assert load_taxonomy(tmp_path) is DEFAULT_TAXONOMY  # a broken file is logged, not fatal
     with pytest.raises(ValueError, match="categories"):
         parse_taxonomy("no front matter")
+
+
+def test_the_topics_prompt_numbers_the_lines_from_one() -> None:
+    system, user = topics_prompt("Guide", ["intro", "# Setup", "steps"])
+    assert '"line": 3' in system and "JSON array" in system
+    assert user == "TOPICS OF\nTitle: Guide\n\n1| intro\n2| # Setup\n3| steps"
+
+
+def test_topic_starts_are_validated_ordered_and_deduplicated() -> None:
+    starts = parse_topics({"topics": [{"line": 4, "name": " Usage  now ", "labels": [" run ", ""]},
+                                      {"line": 2, "name": "Setup", "depth": 2}, {"line": 4, "name": "again"},
+                                      {"line": 9, "name": "past the end"}]}, 5)
+    assert [(s.line, s.name, s.depth, s.labels) for s in starts] == [(2, "Setup", 2, []), (4, "Usage now", 1, ["run"])]
+
+
+@pytest.mark.parametrize("answer", [[{"idx": 1, "summary": "x"}], [{"line": 0, "name": "x"}],
+                                    [{"line": 1, "name": "x", "depth": 9}], [], [{"line": 7, "name": "x"}], "text"])
+def test_a_topics_answer_of_the_wrong_shape_or_with_no_usable_start_is_invalid(answer: object) -> None:
+    with pytest.raises(InvalidAnswer):
+        parse_topics(answer, 5)

@@ -13,9 +13,11 @@ Pure: same text and title, same topics.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from vaultgraph.text.chunking import HeadingSection, cut_by_length, heading_sections
+from vaultgraph.text.frontmatter import find_frontmatter
 from vaultgraph.text.masking import mask_markup
 from vaultgraph.text.tags import find_tags
 
@@ -41,6 +43,26 @@ class TopicDraft:
 
 
 @dataclass(frozen=True, slots=True)
+class Section:
+    """A named stretch of a text before it is numbered: its titles (outermost first, () before any) and content;
+    `labels` None takes the #tags of the content."""
+
+    titles: tuple[str, ...]
+    content: str
+    labels: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Start:
+    """Where a topic starts, as the chat model says (workers/topics.py): a 1-based line of `body_lines`."""
+
+    line: int
+    name: str
+    depth: int  # 1 for a top-level topic
+    labels: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class _Piece:
     titles: tuple[str, ...]  # heading titles, outermost first; () before the first heading
     content: str
@@ -50,26 +72,47 @@ def split_topics(text: str, title: str, max_chars: int = TOPIC_MAX_CHARS,
                  min_chars: int = TOPIC_MIN_CHARS) -> list[TopicDraft]:
     """The topics of `text` (front matter left out), in order; none when it holds nothing but whitespace."""
     pieces = _merge([_piece(text, section) for section in heading_sections(text)], min_chars)
-    return number(title, [(p.titles, p.content) for p in pieces], max_chars)
+    return number(title, [Section(p.titles, p.content) for p in pieces], max_chars)
 
 
-def number(title: str, sections: list[tuple[tuple[str, ...], str]], max_chars: int = TOPIC_MAX_CHARS
-           ) -> list[TopicDraft]:
-    """Topics from (heading titles, content) pairs in order: names, paths, depths, parents and labels. Content
-    longer than `max_chars` is cut by length, its parts named `Name (2/3)`; empty content is no topic. Also how a
-    model's sections (workers/topics.py) become topics."""
+def body_lines(text: str) -> list[str]:
+    """The lines of `text` after its front matter: what a model is shown, numbered from 1, to say where topics
+    start."""
+    span = find_frontmatter(text)
+    return (text[span.end :] if span else text).split("\n")
+
+
+def from_starts(lines: Sequence[str], starts: Sequence[Start], title: str, max_chars: int = TOPIC_MAX_CHARS
+                ) -> list[TopicDraft]:
+    """Topics from where each starts (lines in increasing order, 1-based): each runs to the next one's start, the
+    lines before the first are the root topic, and depths nest as headings do."""
+    sections = [Section((), "\n".join(lines[: starts[0].line - 1]))] if starts else [Section((), "\n".join(lines))]
+    trail: list[tuple[int, str]] = []
+    for index, start in enumerate(starts):
+        trail = [(depth, name) for depth, name in trail if depth < start.depth] + [(start.depth, start.name)]
+        end = starts[index + 1].line - 1 if index + 1 < len(starts) else len(lines)
+        sections.append(Section(tuple(name for _, name in trail), "\n".join(lines[start.line - 1 : end]),
+                                start.labels))
+    return number(title, sections, max_chars)
+
+
+def number(title: str, sections: Sequence[Section], max_chars: int = TOPIC_MAX_CHARS) -> list[TopicDraft]:
+    """Topics from sections in order: names, paths, depths, parents and labels. Content longer than `max_chars`
+    is cut by length, its parts named `Name (2/3)`; empty content is no topic."""
     title = _name(title) or "Untitled"
     drafts: list[TopicDraft] = []
-    for titles, content in sections:
-        titles = tuple(name for name in map(_name, titles) if name)
-        parts = [part for part in (p.strip() for p in _cut(content.strip(), max_chars)) if part]
+    for section in sections:
+        titles = tuple(name for name in map(_name, section.titles) if name)
+        own = None if section.labels is None else tuple(dict.fromkeys(map(_name, section.labels)))[:MAX_LABELS]
+        parts = [part for part in (p.strip() for p in _cut(section.content.strip(), max_chars)) if part]
         for index, part in enumerate(parts, start=1):
             name = titles[-1] if titles else title
             if len(parts) > 1:
                 name = f"{name} ({index}/{len(parts)})"
             depth = len(titles)
             parent = next((d.position for d in reversed(drafts) if d.depth < depth), None)
-            drafts.append(TopicDraft(len(drafts), name, (title, *titles), depth, part, labels(part), parent))
+            drafts.append(TopicDraft(len(drafts), name, (title, *titles), depth, part,
+                                     labels(part) if own is None else own, parent))
     return drafts
 
 

@@ -123,6 +123,53 @@ def parse_link_choices(value: object, count: int) -> dict[int, str]:
     return choices
 
 
+# A text the topic prompt shows whole, numbered by line; a longer one is split by its headings or by length instead
+# (a part of it would leave the rest without topics).
+TOPIC_INPUT_CHARS = 12000
+TOPIC_MAX_ITEMS = 60
+
+
+class TopicStart(BaseModel):
+    line: int = Field(ge=1, description="The number of the line the topic starts on (its heading line, if any).")
+    name: str = Field(min_length=1, max_length=200, description="A short name for the topic, in the text's language.")
+    depth: int = Field(default=1, ge=1, le=6, description="1 for a top-level topic, 2 for one inside it, and so on.")
+    labels: list[str] = Field(default_factory=list, max_length=10,
+                              description="Up to five keywords of the topic, lower case.")
+
+
+_TOPICS = TypeAdapter(list[TopicStart])
+
+
+def topics_prompt(title: str, lines: Sequence[str]) -> tuple[str, str]:
+    """System and user message asking where the text's topics start, as a JSON array over its numbered lines."""
+    system = (
+        "You split documents into topics for a knowledge base: sections a reader would look up on their own, each "
+        "about one thing. Say where each topic starts by the number of its first line, in increasing order; lines "
+        "before the first topic belong to the document itself. Use the document's headings where they fit. Answer "
+        'with only a JSON array: [{"line": 3, "name": "...", "depth": 1, "labels": ["...", "..."]}].'
+    )
+    numbered = "\n".join(f"{number}| {line}" for number, line in enumerate(lines, start=1))
+    return system, f"TOPICS OF\nTitle: {title}\n\n{numbered}"
+
+
+def parse_topics(value: object, line_count: int) -> list[TopicStart]:
+    """The topic starts in line order; a start outside 1..line_count, or on a line an earlier one took, is left
+    out. InvalidAnswer when the shape is wrong or no start is left."""
+    try:
+        items = _TOPICS.validate_python(_unwrap_list(value))
+    except ValidationError as exc:
+        raise InvalidAnswer(f"not a list of {{line, name}} objects ({exc.error_count()} problems)") from exc
+    starts: dict[int, TopicStart] = {}
+    for item in items[:TOPIC_MAX_ITEMS]:
+        name = " ".join(item.name.split())
+        if 1 <= item.line <= line_count and name and item.line not in starts:
+            labels = [" ".join(label.split()) for label in item.labels]
+            starts[item.line] = item.model_copy(update={"name": name, "labels": [x for x in labels if x]})
+    if not starts:
+        raise InvalidAnswer("no topic starts on a line of the text")
+    return [starts[line] for line in sorted(starts)]
+
+
 def embedding_text(title: str, path: str, summary: str | None) -> str:
     """What a document's own vector is made of: title, path and summary (GoClaw's phase 2), the indexer's text."""
     return document_text(title, path, summary)

@@ -1,12 +1,15 @@
-"""Topics for a batch of documents, in the embed phase: split (text/topics.py), embedded through the one vector
-rule, and written in place of the document's old topics in one transaction per document, only while this worker
-holds the document's claim.
+"""Topics for a batch of documents, in the embed phase: split, embedded through the one vector rule, and written in
+place of the document's old topics in one transaction per document, only while this worker holds its claim.
 
-A Markdown text is split by its headings (by length where it has none); another kind of text by length.
+With a chat model, the model says where the topics start (workers/prompts.py's `topics_prompt`, one call per
+document, the batch's calls side by side) for a text of at most TOPIC_INPUT_CHARS; a reply that does not validate,
+or a model that fails, falls back to the text's own way. That way (text/topics.py): a Markdown text by its headings
+(by length where it has none), another kind of text by length.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 
 import structlog
@@ -17,14 +20,26 @@ from vaultgraph.graph import enrichment_claims as claim_cypher
 from vaultgraph.graph import topics as cypher
 from vaultgraph.graph.session import Graph
 from vaultgraph.graph.vectors import VectorModel
-from vaultgraph.models import ModelClient
+from vaultgraph.models import ModelClient, ModelError
 from vaultgraph.services.indexing import chunk_input, current_model
-from vaultgraph.text.topics import PATH_SEPARATOR, TopicDraft, number, split_topics
+from vaultgraph.text.topics import (
+    PATH_SEPARATOR,
+    Section,
+    Start,
+    TopicDraft,
+    body_lines,
+    from_starts,
+    number,
+    split_topics,
+)
 from vaultgraph.workers.jobs import Job, active
+from vaultgraph.workers.prompts import TOPIC_INPUT_CHARS, InvalidAnswer, parse_topics, topics_prompt
 
 log = structlog.get_logger(__name__)
 
 HEADED_DOC_TYPES = frozenset({"markdown"})
+TOPIC_TEMPERATURE = 0.1
+TOPIC_MAX_TOKENS = 2048
 
 
 def drafts_for(job: Job) -> list[TopicDraft]:
@@ -32,7 +47,7 @@ def drafts_for(job: Job) -> list[TopicDraft]:
     text, title = job.content or "", job.document.title
     if job.document.doc_type in HEADED_DOC_TYPES:
         return split_topics(text, title)
-    return number(title, [((), text)])
+    return number(title, [Section((), text)])
 
 
 def _heading(draft: TopicDraft) -> str | None:
@@ -62,7 +77,7 @@ class TopicIndexer:
     async def index(self, tenant: str, jobs: list[Job]) -> None:
         """Replace each job's topics; one embedding call for the batch. A document's failure fails it alone."""
         jobs = active(jobs)
-        plans = [(job, drafts_for(job)) for job in jobs]
+        plans = list(zip(jobs, await asyncio.gather(*(self.drafts(job) for job in jobs)), strict=True))
         texts = [[embedding_input(job.document.title, d) for d in drafts] for job, drafts in plans]
         flat = [text for job_texts in texts for text in job_texts]
         model = current_model(self.models)
@@ -78,6 +93,25 @@ class TopicIndexer:
                 if not isinstance(exc, AppError | OSError):
                     log.error("topic indexing crashed", document=job.id, exc_info=exc)
                 job.fail(f"topics: {exc.__class__.__name__}: {exc}", retryable=True)
+
+    async def drafts(self, job: Job) -> list[TopicDraft]:
+        """The model's topics for the job's text when a chat model is configured and the text fits its prompt;
+        else, or when its reply is no use, the text's own (`drafts_for`)."""
+        text = job.content or ""
+        if not self.models.chat_available or not text.strip() or len(text) > TOPIC_INPUT_CHARS:
+            return drafts_for(job)
+        lines = body_lines(text)
+        system, user = topics_prompt(job.document.title, lines)
+        try:
+            answer = await self.models.chat_json(system, user, temperature=TOPIC_TEMPERATURE,
+                                                 max_tokens=TOPIC_MAX_TOKENS)
+            starts = parse_topics(answer, len(lines))
+        except (ModelError, InvalidAnswer) as exc:
+            log.info("topics by the model unusable, split by the text instead", document=job.id,
+                     reason=exc.__class__.__name__)
+            return drafts_for(job)
+        return from_starts(lines, [Start(s.line, s.name, s.depth, tuple(s.labels)) for s in starts],
+                           job.document.title)
 
     async def _replace_tx(self, tx: AsyncManagedTransaction, tenant: str, id: str, rows: list[dict[str, object]],
                           model: VectorModel) -> bool:
