@@ -13,6 +13,7 @@ import pytest
 from tests.support.server import RunningServer, run_server
 from tests.support.waiting import eventually
 from vaultgraph.config import Settings
+from vaultgraph.graph.session import Graph
 
 pytestmark = [pytest.mark.api, pytest.mark.graph, pytest.mark.workers]
 
@@ -115,3 +116,19 @@ async def test_the_substring_fallback_names_the_topic_too(server: RunningServer)
     assert (await server.data(report, {"q": "aching"}))["searchReport"]["keyword"]["fallback"] is True
     hits = (await server.data(SEARCH, {"q": "aching", "mode": "KEYWORD"}))["search"]  # inside "Caching" only
     assert hits[0]["item"]["id"] == document and hits[0]["topic"]["id"] == topics[2]["id"]
+
+
+async def test_deleting_the_document_deletes_its_topics(server: RunningServer, graph: Graph, tenant: str) -> None:
+    document = (await server.data(CREATE, {"input": {"path": "gone.md", "content": REPORT}}))["createDocument"]["id"]
+    topics = (await enriched(server, document))["topics"]
+    await server.data("mutation($id: ID!) { deleteDocument(id: $id) { deleted } }", {"id": document})
+    for topic in topics:
+        assert (await server.data(NODE, {"id": topic["id"]}))["node"] is None
+    assert (await server.data(SEARCH, {"q": "Redis took the load", "mode": "KEYWORD"}))["search"] == []
+
+    async def left(tx: Any) -> int:
+        record = await (await tx.run("MATCH (t:Topic {tenantId: $t, itemId: $id}) RETURN count(t) AS n", t=tenant,
+                                     id=document)).single(strict=True)
+        return int(record["n"])
+
+    assert await graph.read(left) == 0  # gone from the graph, not only hidden

@@ -87,3 +87,28 @@ async def test_without_a_chat_model_the_headings_give_the_topics_embedded_like_c
         return [(r["model"], r["size"]) async for r in result]
 
     assert await graph.read(vectors) == [(offline_models.embedding_model_name, 384)] * 2
+
+
+async def test_an_unchanged_document_without_topics_is_enriched_again_to_get_them(
+    harness: Harness, graph: Graph, offline_models: LocalModelClient
+) -> None:
+    tenant = harness.principal.tenant_id
+    document = await enrich(harness, offline_models, TEXT)
+
+    async def enriched_before_topics(tx: Any) -> None:  # as a document enriched by an earlier version is
+        await tx.run("MATCH (t:Topic {tenantId: $t, itemId: $id}) DETACH DELETE t", t=tenant, id=document)
+
+    async def requeue(tx: Any) -> None:
+        await tx.run("MATCH (d:Document {tenantId: $t, id: $id}) SET d.enrichmentStage = 'QUEUED'", t=tenant,
+                     id=document)
+
+    await graph.write(enriched_before_topics)
+    runs = []
+    for _ in range(2):
+        seen = len(harness.recorder.stages(document))
+        await graph.write(requeue)
+        await harness.enrichment.enqueue(await harness.documents.get(harness.principal, document))
+        await harness.recorder.wait_for(lambda: harness.recorder.stages(document)[seen:][-1:] == ["DONE"])  # noqa: B023
+        runs.append(harness.recorder.stages(document)[seen:])
+    assert "EMBED" in runs[0] and runs[1][-2:] == ["PREPARE", "DONE"]  # the first went on; the second: unchanged
+    assert [t.name for t in await topics(graph, tenant, document)] == ["Runbook"]

@@ -49,6 +49,14 @@ MATCH (t:Topic {tenantId: $tenant}) WHERE t.id IN $ids
 MATCH (d:Document {tenantId: $tenant, id: t.itemId}) WHERE d.deletedAt IS NULL
 RETURN """ + _TOPIC
 
+# Which of these documents have topics: an unchanged document enriched before topics existed has none, and is
+# enriched again rather than finished as unchanged.
+WITH_TOPICS = """
+UNWIND $ids AS id
+MATCH (d:Document {tenantId: $tenant, id: id}) WHERE EXISTS { (d)-[:HAS_TOPIC]->(:Topic) }
+RETURN d.id AS id
+"""
+
 TOPIC_ID_PREFIX = "topic_"
 
 
@@ -68,6 +76,11 @@ async def replace_topics(tx: AsyncManagedTransaction, tenant: str, document_id: 
     stored = [{**row, "id": topic_id(document_id, row["position"]),
                "parentId": None if row["parent"] is None else topic_id(document_id, row["parent"])} for row in rows]
     await (await tx.run(CREATE_TOPICS, tenant=tenant, id=document_id, rows=stored, **model.params())).consume()
+
+
+async def with_topics(tx: AsyncManagedTransaction, tenant: str, document_ids: list[str]) -> set[str]:
+    result = await tx.run(WITH_TOPICS, tenant=tenant, ids=document_ids)
+    return {record["id"] async for record in result}
 
 
 async def topics_of(tx: AsyncManagedTransaction, tenant: str, document_ids: list[str]) -> dict[str, list[Topic]]:

@@ -24,6 +24,7 @@ from vaultgraph.errors import AppError
 from vaultgraph.events.bus import DocumentStageChanged, EventBus
 from vaultgraph.graph import enrichment_claims as claim_cypher
 from vaultgraph.graph import enrichment_stages as stage_cypher
+from vaultgraph.graph import topics as topic_cypher
 from vaultgraph.graph.session import Graph
 from vaultgraph.models import ModelClient, ModelError
 from vaultgraph.services.indexing import current_model
@@ -205,6 +206,12 @@ class Pipeline:
             await self.graph.write(stage_cypher.save_prepared, tenant, self.config.worker_id, rows)
         await self._end(tenant, [job for job in jobs if job.result and job.result.outcome is Outcome.SKIPPED],
                         EnrichmentStage.SKIPPED)
+        if unchanged:  # one enriched before topics existed goes on, to get them (its summary is kept)
+            split = await self.graph.read(topic_cypher.with_topics, tenant, [job.id for job in unchanged])
+            for job in unchanged:
+                if job.id not in split:
+                    job.detail = None
+            unchanged = [job for job in unchanged if job.id in split]
         await self._finish(tenant, unchanged)
 
     async def _summarize(self, tenant: str, jobs: list[Job], taxonomy: Taxonomy) -> None:
