@@ -14,12 +14,18 @@ from vaultgraph.domain import Topic
 from vaultgraph.graph import topics as topic_cypher
 from vaultgraph.graph.session import Graph
 from vaultgraph.models import LocalModelClient, OpenAIModelClient
+from vaultgraph.text.topics import TopicDraft
 from vaultgraph.workers.prompts import TOPIC_INPUT_CHARS
+from vaultgraph.workers.topics import embedding_input
 
 pytestmark = [pytest.mark.graph, pytest.mark.workers]
 
 TEXT = ("# Runbook\n\nFirst steps when the pager fires at night.\n\nCheck the dashboards for the billing service."
         "\n\n## Escalation\n\nCall the secondary after fifteen minutes.\n")
+
+
+def _draft(topic: Topic) -> TopicDraft:
+    return TopicDraft(topic.position, topic.name, topic.path, topic.depth, topic.content, topic.labels, None)
 
 
 async def topics(graph: Graph, tenant: str, document_id: str) -> list[Topic]:
@@ -112,3 +118,32 @@ async def test_an_unchanged_document_without_topics_is_enriched_again_to_get_the
         runs.append(harness.recorder.stages(document)[seen:])
     assert "EMBED" in runs[0] and runs[1][-2:] == ["PREPARE", "DONE"]  # the first went on; the second: unchanged
     assert [t.name for t in await topics(graph, tenant, document)] == ["Runbook"]
+
+
+async def test_a_topic_whose_text_is_unchanged_keeps_its_vector_on_reenrichment(
+    harness: Harness, graph: Graph, remote_models: OpenAIModelClient, model_server: OpenAICompatibleServer
+) -> None:
+    model_server.on_chat(lambda body: "no topics" if is_topics_call(body) else scripted_chat(body))
+    long = "Words enough for a section that stands as a topic of its own in the runbook. " * 3
+    text = f"# Pager\n\n{long}\n\n# Escalation\n\n{long}\n"
+    document = await enrich(harness, remote_models, text)
+    before = {t.name: t for t in await topics(graph, harness.principal.tenant_id, document)}
+    assert set(before) == {"Pager", "Escalation"}
+    seen = model_server.count("embeddings")
+    stored = await harness.documents.get(harness.principal, document)
+    path = harness.workspace.file_for(harness.principal.tenant_id, stored.owner, stored.path)
+    path.write_text(text.replace(f"# Escalation\n\n{long}", f"# Escalation\n\nCall the secondary. {long}"))
+
+    async def requeue(tx: Any) -> None:
+        await tx.run("MATCH (d:Document {tenantId: $t, id: $id}) SET d.enrichmentStage = 'QUEUED'",
+                     t=harness.principal.tenant_id, id=document)
+
+    runs = len(harness.recorder.stages(document))
+    await graph.write(requeue)
+    await harness.enrichment.enqueue(stored)
+    await harness.recorder.wait_for(lambda: harness.recorder.stages(document)[runs:][-1:] == ["DONE"])
+    embedded = [text for r in model_server.requests("embeddings")[seen:] for text in r.body["input"]]
+    assert embedding_input(stored.title, _draft(before["Pager"])) not in embedded  # reused
+    after = {t.name: t for t in await topics(graph, harness.principal.tenant_id, document)}
+    assert after["Escalation"].content.startswith("Call the secondary.")
+    assert embedding_input(stored.title, _draft(after["Escalation"])) in embedded  # changed: embedded again

@@ -17,7 +17,7 @@ from neo4j import AsyncManagedTransaction
 
 from vaultgraph.domain import Topic
 from vaultgraph.graph.records import topic_from_record, topic_map
-from vaultgraph.graph.vectors import VectorModel, set_vector
+from vaultgraph.graph.vectors import VectorModel, from_model, set_vector
 
 # A document's topics are replaced whole, in the transaction that writes the new ones: no reader sees a mix of old
 # and new, and a retried transaction deletes and writes the same again.
@@ -49,6 +49,15 @@ MATCH (t:Topic {tenantId: $tenant}) WHERE t.id IN $ids
 MATCH (d:Document {tenantId: $tenant, id: t.itemId}) WHERE d.deletedAt IS NULL
 RETURN """ + _TOPIC
 
+# The vectors these documents' topics hold now, by the hash of the text they read (it names the model): a topic
+# whose text is unchanged by a new enrichment keeps its vector instead of being embedded again.
+STORED_VECTORS = f"""
+UNWIND $ids AS id
+MATCH (t:Topic {{tenantId: $tenant, itemId: id}})
+WHERE t.contentHash IN $hashes AND {from_model("t")} AND t.embeddingDimensions = $dimensions
+RETURN t.contentHash AS hash, t.embedding AS embedding
+"""
+
 # Which of these documents have topics: an unchanged document enriched before topics existed has none, and is
 # enriched again rather than finished as unchanged.
 WITH_TOPICS = """
@@ -76,6 +85,13 @@ async def replace_topics(tx: AsyncManagedTransaction, tenant: str, document_id: 
     stored = [{**row, "id": topic_id(document_id, row["position"]),
                "parentId": None if row["parent"] is None else topic_id(document_id, row["parent"])} for row in rows]
     await (await tx.run(CREATE_TOPICS, tenant=tenant, id=document_id, rows=stored, **model.params())).consume()
+
+
+async def stored_vectors(tx: AsyncManagedTransaction, tenant: str, document_ids: list[str], hashes: list[str],
+                         model: VectorModel) -> dict[str, list[float]]:
+    """Vectors `model` made for these documents' topics, by content hash, among `hashes`."""
+    result = await tx.run(STORED_VECTORS, tenant=tenant, ids=document_ids, hashes=hashes, **model.params())
+    return {record["hash"]: list(record["embedding"]) async for record in result}
 
 
 async def with_topics(tx: AsyncManagedTransaction, tenant: str, document_ids: list[str]) -> set[str]:

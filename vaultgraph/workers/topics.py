@@ -17,7 +17,7 @@ from neo4j import AsyncManagedTransaction
 
 from vaultgraph.errors import AppError
 from vaultgraph.graph import enrichment_claims as claim_cypher
-from vaultgraph.graph import topics as cypher
+from vaultgraph.graph import topics as topic_cypher
 from vaultgraph.graph.session import Graph
 from vaultgraph.graph.vectors import VectorModel
 from vaultgraph.models import ModelClient, ModelError
@@ -60,12 +60,15 @@ def embedding_input(title: str, draft: TopicDraft) -> str:
     return chunk_input(title, _heading(draft), draft.content)
 
 
-def _rows(drafts: list[TopicDraft], texts: list[str], vectors: list[list[float]], model: VectorModel
-          ) -> list[dict[str, object]]:
+def text_hash(model: VectorModel, text: str) -> str:
+    """The key a topic's vector is reused under: same model, same text."""
+    return hashlib.sha256(f"{model.name}\x00{text}".encode()).hexdigest()
+
+
+def _rows(drafts: list[TopicDraft], hashes: list[str], vectors: list[list[float]]) -> list[dict[str, object]]:
     return [{"position": d.position, "name": d.name, "path": list(d.path), "depth": d.depth, "heading": _heading(d),
-             "content": d.content, "labels": list(d.labels), "parent": d.parent,
-             "hash": hashlib.sha256(f"{model.name}\x00{text}".encode()).hexdigest(), "embedding": vector}
-            for d, text, vector in zip(drafts, texts, vectors, strict=True)]
+             "content": d.content, "labels": list(d.labels), "parent": d.parent, "hash": text_hash, "embedding": vector}
+            for d, text_hash, vector in zip(drafts, hashes, vectors, strict=True)]
 
 
 class TopicIndexer:
@@ -75,17 +78,21 @@ class TopicIndexer:
         self.worker_id = worker_id
 
     async def index(self, tenant: str, jobs: list[Job]) -> None:
-        """Replace each job's topics; one embedding call for the batch. A document's failure fails it alone."""
+        """Replace each job's topics; one read of the vectors they hold and one embedding call (for the texts no
+        topic of theirs holds a vector of) for the batch. A document's failure fails it alone."""
         jobs = active(jobs)
         plans = list(zip(jobs, await asyncio.gather(*(self.drafts(job) for job in jobs)), strict=True))
-        texts = [[embedding_input(job.document.title, d) for d in drafts] for job, drafts in plans]
-        flat = [text for job_texts in texts for text in job_texts]
         model = current_model(self.models)
-        vectors = await self.models.embed(flat) if flat else []
-        at = 0
-        for (job, drafts), job_texts in zip(plans, texts, strict=True):
-            rows = _rows(drafts, job_texts, vectors[at : at + len(drafts)], model)
-            at += len(drafts)
+        texts = {text_hash(model, text): text for job, drafts in plans
+                 for text in (embedding_input(job.document.title, d) for d in drafts)}
+        stored = await self.graph.read(topic_cypher.stored_vectors, tenant, [job.id for job in jobs], list(texts),
+                                       model) if texts else {}
+        missing = [key for key in texts if key not in stored]
+        vectors = stored | dict(zip(missing, await self.models.embed([texts[k] for k in missing]), strict=True)
+                                ) if missing else stored
+        for job, drafts in plans:
+            hashes = [text_hash(model, embedding_input(job.document.title, d)) for d in drafts]
+            rows = _rows(drafts, hashes, [vectors[key] for key in hashes])
             try:
                 if not await self.graph.write(self._replace_tx, tenant, job.id, rows, model):
                     job.lose()
@@ -117,5 +124,5 @@ class TopicIndexer:
                           model: VectorModel) -> bool:
         if await claim_cypher.held_document(tx, tenant, id, self.worker_id) is None:
             return False
-        await cypher.replace_topics(tx, tenant, id, rows, model)
+        await topic_cypher.replace_topics(tx, tenant, id, rows, model)
         return True
