@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from vaultgraph.text.chunking import chunk_text
 from vaultgraph.text.topics import (
     TOPIC_MAX_CHARS,
     TOPIC_MIN_CHARS,
@@ -15,6 +16,7 @@ from vaultgraph.text.topics import (
     body_lines,
     from_starts,
     number,
+    passage_key,
     split_topics,
 )
 
@@ -119,3 +121,12 @@ def test_topics_cover_the_text_in_order_and_stay_bounded(lines: list[str]) -> No
         assert topic.parent is None or topics[topic.parent].depth < topic.depth
         assert topic.path[0] == "Doc" and len(topic.path) == topic.depth + 1
     assert TOPIC_MIN_CHARS < TOPIC_MAX_CHARS
+
+
+def test_a_topic_and_the_chunk_of_the_same_section_share_a_passage_key() -> None:
+    text = f"# Guide\n\n{LONG * 2}\n\n## Setup\n\n{LONG * 2}\n"  # each past the packing of small chunks
+    setup = next(t for t in split_topics(text, "Doc") if t.name == "Setup")
+    chunk = next(c for c in chunk_text(text) if c.heading == "Guide > Setup")
+    assert passage_key("Guide > Setup", setup.content) == passage_key(chunk.heading, chunk.text)
+    assert passage_key("Guide > Setup", setup.content + " more") != passage_key(chunk.heading, chunk.text)
+    assert passage_key(None, "# Title\nbody") == (None, "# Title body")  # no heading path: the line is text

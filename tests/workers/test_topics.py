@@ -14,6 +14,7 @@ from vaultgraph.domain import Topic
 from vaultgraph.graph import topics as topic_cypher
 from vaultgraph.graph.session import Graph
 from vaultgraph.models import LocalModelClient, OpenAIModelClient
+from vaultgraph.services.indexing import Indexer
 from vaultgraph.text.topics import TopicDraft
 from vaultgraph.workers.prompts import TOPIC_INPUT_CHARS
 from vaultgraph.workers.topics import embedding_input
@@ -147,3 +148,24 @@ async def test_a_topic_whose_text_is_unchanged_keeps_its_vector_on_reenrichment(
     after = {t.name: t for t in await topics(graph, harness.principal.tenant_id, document)}
     assert after["Escalation"].content.startswith("Call the secondary.")
     assert embedding_input(stored.title, _draft(after["Escalation"])) in embedded  # changed: embedded again
+
+
+async def test_a_topic_that_is_one_search_chunk_shares_its_vector(
+    harness: Harness, graph: Graph, remote_models: OpenAIModelClient, model_server: OpenAICompatibleServer
+) -> None:
+    model_server.on_chat(lambda body: "no topics" if is_topics_call(body) else scripted_chat(body))
+    text = "# Pager\n\n" + "What to do when the pager fires at night, step by step. " * 5
+    document = await harness.create_one("ops/pager.md", text)
+    await harness.started(remote_models, chunk_indexer=Indexer(graph, remote_models))
+    await harness.recorder.wait_final([document.id])
+    [topic] = await topics(graph, harness.principal.tenant_id, document.id)
+    embedded = [t for r in model_server.requests("embeddings") for t in r.body["input"]]
+    assert embedding_input(document.title, _draft(topic)) not in embedded  # the chunk's vector serves
+
+    async def vectors(tx: Any) -> list[list[float]]:
+        result = await tx.run("MATCH (n {tenantId: $t}) WHERE (n:Chunk OR n:Topic) AND n.itemId = $id "
+                              "RETURN n.embedding AS v", t=harness.principal.tenant_id, id=document.id)
+        return [list(r["v"]) async for r in result]
+
+    chunk_vector, topic_vector = await graph.read(vectors)
+    assert chunk_vector == topic_vector

@@ -63,6 +63,13 @@ MATCH (n:Item {{tenantId: $tenant, id: $id}}) WHERE {from_model("n")} AND n.embe
 RETURN n.embedding AS embedding
 """
 
+# The chunks of these items with the vectors `$model` made: what a topic covering the same text may share.
+CHUNK_VECTORS = f"""
+UNWIND $ids AS id
+MATCH (c:Chunk {{tenantId: $tenant, itemId: id}}) WHERE {from_model("c")} AND c.embeddingDimensions = $dimensions
+RETURN c.itemId AS itemId, c.heading AS heading, c.text AS text, c.embedding AS embedding
+"""
+
 CHUNK_COUNT = "MATCH (c:Chunk {tenantId: $tenant, itemId: $id}) RETURN count(c) AS count"
 
 
@@ -120,6 +127,17 @@ async def set_item_embeddings(
 async def item_embedding(tx: AsyncManagedTransaction, tenant: str, id: str, model: VectorModel) -> list[float] | None:
     record = await (await tx.run(ITEM_EMBEDDING, tenant=tenant, id=id, **model.params())).single()
     return list(record["embedding"]) if record and record["embedding"] is not None else None
+
+
+async def chunk_vectors(tx: AsyncManagedTransaction, tenant: str, ids: list[str], model: VectorModel
+                        ) -> dict[str, list[tuple[str | None, str, list[float]]]]:
+    """Each item's chunks as (heading, text, vector), those whose vector `model` made."""
+    result = await tx.run(CHUNK_VECTORS, tenant=tenant, ids=ids, **model.params())
+    found: dict[str, list[tuple[str | None, str, list[float]]]] = {}
+    async for record in result:
+        found.setdefault(record["itemId"], []).append((record["heading"], record["text"] or "",
+                                                       list(record["embedding"])))
+    return found
 
 
 async def chunk_count(tx: AsyncManagedTransaction, tenant: str, id: str) -> int:

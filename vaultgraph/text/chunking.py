@@ -70,6 +70,11 @@ class HeadingSection:
     end: int
 
 
+def is_heading_line(line: str) -> bool:
+    """A Markdown ATX heading line (`## Setup`), as the sections are cut on."""
+    return bool(_HEADING.match(line))
+
+
 def split_sections(text: str) -> list[tuple[str | None, int, int]]:
     """(heading path, start, end) of each heading-led section; headings inside fenced code do not count."""
     return [(s.heading, s.start, s.end) for s in _sections(text, _body_start(text))]

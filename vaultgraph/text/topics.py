@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from vaultgraph.text.chunking import HeadingSection, cut_by_length, heading_sections
+from vaultgraph.text.chunking import HeadingSection, cut_by_length, heading_sections, is_heading_line
 from vaultgraph.text.frontmatter import find_frontmatter
 from vaultgraph.text.masking import mask_markup
 from vaultgraph.text.tags import find_tags
@@ -73,6 +73,13 @@ def split_topics(text: str, title: str, max_chars: int = TOPIC_MAX_CHARS,
     """The topics of `text` (front matter left out), in order; none when it holds nothing but whitespace."""
     pieces = _merge([_piece(text, section) for section in heading_sections(text)], min_chars)
     return number(title, [Section(p.titles, p.content) for p in pieces], max_chars)
+
+
+def passage_key(heading: str | None, text: str) -> tuple[str | None, str]:
+    """What a topic and a search chunk (text/chunking.py) of the same section with the same words share: the
+    heading path, and the text after its heading line, whitespace aside. Equal keys: one vector serves both."""
+    first, _, rest = text.partition("\n")
+    return heading, " ".join((rest if heading is not None and is_heading_line(first) else text).split())
 
 
 def body_lines(text: str) -> list[str]:

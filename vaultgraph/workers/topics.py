@@ -16,6 +16,7 @@ import structlog
 from neo4j import AsyncManagedTransaction
 
 from vaultgraph.errors import AppError
+from vaultgraph.graph import chunks as chunk_cypher
 from vaultgraph.graph import enrichment_claims as claim_cypher
 from vaultgraph.graph import topics as topic_cypher
 from vaultgraph.graph.session import Graph
@@ -30,6 +31,7 @@ from vaultgraph.text.topics import (
     body_lines,
     from_starts,
     number,
+    passage_key,
     split_topics,
 )
 from vaultgraph.workers.jobs import Job, active
@@ -78,21 +80,21 @@ class TopicIndexer:
         self.worker_id = worker_id
 
     async def index(self, tenant: str, jobs: list[Job]) -> None:
-        """Replace each job's topics; one read of the vectors they hold and one embedding call (for the texts no
-        topic of theirs holds a vector of) for the batch. A document's failure fails it alone."""
+        """Replace each job's topics. A vector comes from the topic's old self when its text is unchanged, else from
+        the search chunk of the same section and words (text/topics.py's `passage_key`), else from one embedding
+        call for the batch. A document's failure fails it alone."""
         jobs = active(jobs)
         plans = list(zip(jobs, await asyncio.gather(*(self.drafts(job) for job in jobs)), strict=True))
         model = current_model(self.models)
-        texts = {text_hash(model, text): text for job, drafts in plans
-                 for text in (embedding_input(job.document.title, d) for d in drafts)}
-        stored = await self.graph.read(topic_cypher.stored_vectors, tenant, [job.id for job in jobs], list(texts),
-                                       model) if texts else {}
-        missing = [key for key in texts if key not in stored]
-        vectors = stored | dict(zip(missing, await self.models.embed([texts[k] for k in missing]), strict=True)
-                                ) if missing else stored
-        for job, drafts in plans:
-            hashes = [text_hash(model, embedding_input(job.document.title, d)) for d in drafts]
-            rows = _rows(drafts, hashes, [vectors[key] for key in hashes])
+        inputs = [[embedding_input(job.document.title, d) for d in drafts] for job, drafts in plans]
+        hashes = [[text_hash(model, text) for text in job_inputs] for job_inputs in inputs]
+        vectors = await self._reusable(tenant, plans, hashes, model)
+        missing = {h: text for job_inputs, job_hashes in zip(inputs, hashes, strict=True)
+                   for text, h in zip(job_inputs, job_hashes, strict=True) if h not in vectors}
+        if missing:
+            vectors |= dict(zip(missing, await self.models.embed(list(missing.values())), strict=True))
+        for (job, drafts), job_hashes in zip(plans, hashes, strict=True):
+            rows = _rows(drafts, job_hashes, [vectors[h] for h in job_hashes])
             try:
                 if not await self.graph.write(self._replace_tx, tenant, job.id, rows, model):
                     job.lose()
@@ -100,6 +102,24 @@ class TopicIndexer:
                 if not isinstance(exc, AppError | OSError):
                     log.error("topic indexing crashed", document=job.id, exc_info=exc)
                 job.fail(f"topics: {exc.__class__.__name__}: {exc}", retryable=True)
+
+    async def _reusable(self, tenant: str, plans: list[tuple[Job, list[TopicDraft]]], hashes: list[list[str]],
+                        model: VectorModel) -> dict[str, list[float]]:
+        """Vectors by topic text hash that need no embedding: the stored topics', then the matching chunks'."""
+        wanted = list({h for job_hashes in hashes for h in job_hashes})
+        if not wanted:
+            return {}
+        ids = [job.id for job, _ in plans]
+        vectors = await self.graph.read(topic_cypher.stored_vectors, tenant, ids, wanted, model)
+        chunks = await self.graph.read(chunk_cypher.chunk_vectors, tenant, ids, model)
+        shared = {(id, passage_key(heading, text)): vector for id, rows in chunks.items()
+                  for heading, text, vector in rows}
+        for (job, drafts), job_hashes in zip(plans, hashes, strict=True):
+            for draft, h in zip(drafts, job_hashes, strict=True):
+                vector = shared.get((job.id, passage_key(_heading(draft), draft.content)))
+                if h not in vectors and vector is not None:
+                    vectors[h] = vector
+        return vectors
 
     async def drafts(self, job: Job) -> list[TopicDraft]:
         """The model's topics for the job's text when a chat model is configured and the text fits its prompt;
