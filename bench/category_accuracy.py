@@ -1,7 +1,9 @@
-"""How often enrichment picks the right category, on the hand-labelled set in bench/data/category_set.json.
+"""How often enrichment picks the right category, on the hand-labelled sets in bench/data/: category_set.json (63
+documents) and category_heldout.json (40, written after the first was measured, to check its figures hold).
 
     .venv/bin/python bench/category_accuracy.py
     NEO4J_URI=bolt://127.0.0.1:7690 .venv/bin/python bench/category_accuracy.py --misses   # and list each miss
+    .venv/bin/python bench/category_accuracy.py --data bench/data/category_set.json       # one set
 
 Every document goes through the real pipeline (document service, worker pool, Neo4j), once per way:
 - offline: no chat model, the offline all-MiniLM-L6-v2 embedder; the category is the zero-shot pick of
@@ -49,7 +51,7 @@ from vaultgraph.workers.pool import build_worker_pool  # noqa: E402
 from vaultgraph.workers.prompts import embedding_text  # noqa: E402
 from vaultgraph.workspace import Workspace  # noqa: E402
 
-DATA = REPO / "bench" / "data" / "category_set.json"
+SETS = [REPO / "bench" / "data" / "category_set.json", REPO / "bench" / "data" / "category_heldout.json"]
 OLD_MIN_COSINE = 0.2  # the old rule's floor (CATEGORY_MIN_COSINE in workers/pipeline.py before this bench)
 
 
@@ -64,8 +66,8 @@ class Labelled:
         return f"notes/{slugify(self.title)}.md"
 
 
-def load() -> list[Labelled]:
-    return [Labelled(**row) for row in json.loads(DATA.read_text())["documents"]]
+def load(path: Path) -> list[Labelled]:
+    return [Labelled(**row) for row in json.loads(path.read_text())["documents"]]
 
 
 async def enrich(uri: str, models: ModelClient, labelled: list[Labelled]) -> list[Document]:
@@ -122,11 +124,16 @@ def report(way: str, labelled: list[Labelled], picks: list[str | None], misses: 
                 print(f"    {item.title!r}: {item.category} -> {pick}")
 
 
-async def run(uri: str, misses: bool) -> None:
-    labelled = load()
-    spread = Counter(item.category for item in labelled)
-    print(f"{len(labelled)} labelled documents over {len(spread)} categories "
-          f"({min(spread.values())}-{max(spread.values())} each)")
+async def run(uri: str, sets: list[Path], misses: bool) -> None:
+    for path in sets:
+        labelled = load(path)
+        spread = Counter(item.category for item in labelled)
+        print(f"{path.name}: {len(labelled)} labelled documents over {len(spread)} categories "
+              f"({min(spread.values())}-{max(spread.values())} each)")
+        await run_set(uri, labelled, misses)
+
+
+async def run_set(uri: str, labelled: list[Labelled], misses: bool) -> None:
     offline = LocalModelClient()
     await offline.warm_up()
     enriched = await enrich(uri, offline, labelled)
@@ -144,11 +151,12 @@ async def run(uri: str, misses: bool) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data", type=Path, action="append", help="a labelled set (repeatable; default: both)")
     parser.add_argument("--misses", action="store_true", help="list every document whose pick was wrong")
     parser.add_argument("--keep-neo4j", action="store_true")
     args = parser.parse_args()
     with neo4j(args.keep_neo4j) as uri:
-        asyncio.run(run(uri, args.misses))
+        asyncio.run(run(uri, args.data or SETS, args.misses))
 
 
 if __name__ == "__main__":
