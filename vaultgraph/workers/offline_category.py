@@ -17,7 +17,7 @@ import numpy as np
 
 from vaultgraph.lru import Lru
 from vaultgraph.models import ModelClient
-from vaultgraph.services.taxonomy import FALLBACK, Category, Taxonomy
+from vaultgraph.services.taxonomy import DEFAULT_CATEGORIES, FALLBACK, Category, Taxonomy
 
 # The best category must lead the mean of the other categories' scores by more than this many standard deviations
 # of those scores, else nothing stands out and the document is the fallback. The floor is taken from each
@@ -33,11 +33,53 @@ CACHE_SIZE = 8  # (taxonomy, embedding model) pairs; a tenant's taxonomy rarely 
 Matrix = np.ndarray[Any, np.dtype[np.float32]]
 
 
+# The default categories' descriptions are written for a chat model, which knows that "CS, software" covers an OAuth
+# login or a slow endpoint; a small embedding model matches words, and finds none of those there. So a default
+# category whose description is still the default one is also embedded as the everyday words of its field (what
+# people write in such a document, not the field's name). A category a tenant wrote or changed has only its own words.
+DEFAULT_VOCABULARY: dict[str, str] = {
+    "Technology": "software development, programming, source code, APIs, databases, servers, authentication, "
+                  "OAuth login, passwords and tokens, encryption, deployment, installation and setup, "
+                  "configuration, performance and latency, bugs, computers, networks, apps",
+    "Science": "scientific research, experiments, laboratory, physics, chemistry, biology, astronomy, mathematics, "
+               "hypotheses, genetics, molecules, particles",
+    "Medical": "patients, doctors, hospitals, diagnosis, treatment, disease, symptoms, medication, vaccines, surgery, "
+               "clinical trials, health care",
+    "Finance": "money, investing, stocks, bonds, banks, loans, interest rates, budgets, taxes, accounting, payments, "
+               "revenue, insurance",
+    "Legal": "law, lawyers, courts, lawsuits, contracts, regulations, compliance, privacy law, patents, trademarks, "
+             "copyright, licences, liability",
+    "Education": "schools, students, teachers, classes, courses, lessons, exams, homework, universities, tutoring",
+    "Business": "companies, customers, sales, marketing, management, strategy, hiring, employees, products, "
+                "startups, suppliers",
+    "Engineering": "mechanical design, bridges, structures, circuits, electronics, manufacturing, machines, "
+                   "materials, power systems",
+    "Arts": "painting, drawing, music, songs, novels, poetry, books, movies, theatre, photography, museums",
+    "Sports": "football, basketball, running, training, exercise, gym, athletes, matches, coaching, fitness",
+    "Travel": "trips, vacations, flights, hotels, airports, trains, tourism, destinations, itineraries, sightseeing",
+    "Food": "cooking, recipes, meals, restaurants, ingredients, baking, diet, nutrition, kitchen",
+    "Environment": "climate change, carbon emissions, pollution, ecosystems, wildlife, conservation, renewable "
+                   "energy, recycling, forests, oceans",
+    "Politics": "elections, government, parliament, diplomacy, political parties, voting, public policy",
+    "History": "the past, ancient civilizations, wars, empires, historical events, centuries, archives, revolutions",
+    "Psychology": "the mind, emotions, behaviour, mental health, anxiety, therapy, cognition, memory, habits, "
+                  "motivation, stress",
+    "Agriculture": "farms, farmers, crops, harvest, soil, livestock, irrigation, fertiliser, seeds",
+    "RealEstate": "houses, apartments, rent, mortgages, property, buying a home, landlords, tenants, housing market",
+    "Media": "news, journalism, newspapers, reporters, social media, broadcasting, press releases, podcasts, "
+             "advertising",
+}
+_DEFAULT_DESCRIPTIONS = {category.id: category.description for category in DEFAULT_CATEGORIES}
+
+
 def category_texts(category: Category) -> list[str]:
-    """What one category is embedded as: "name: description", then each item of the description alone."""
+    """What one category is embedded as: "name: description", then each item of the description alone (and of
+    its everyday vocabulary, for a default category as it ships)."""
     description = category.description.strip()
     whole = f"{category.id}: {description}" if description else category.id
     items = [item.strip() for item in description.split(",") if item.strip()]
+    if _DEFAULT_DESCRIPTIONS.get(category.id) == category.description:
+        items += [item.strip() for item in DEFAULT_VOCABULARY.get(category.id, "").split(",") if item.strip()]
     return [whole, *(item for item in items if item != description)]
 
 
