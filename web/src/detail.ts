@@ -221,19 +221,22 @@ export class DetailPanel {
   private linkSection(title: string, links: { totalCount: number; nodes: Link[] }, direction: "out" | "in"): HTMLElement {
     const rows = links.nodes.map((link) => this.linkRow(link, direction));
     const more = links.totalCount > links.nodes.length ? h("li", { class: "hint", text: `…and ${links.totalCount - links.nodes.length} more` }) : null;
-    return h("section", { class: "detail-section", data: { links: direction } },
+    const section = h("section", { class: "detail-section", data: { links: direction } },
       h("h3", null, title, h("span", { class: "count", text: String(links.totalCount) })),
       rows.length ? h("ul", { class: "links" }, rows, more)
         : h("p", { class: "hint", text: direction === "out" ? "No links from here yet." : "Nothing links here yet." }));
+    this.reader.previews(section); // hovering a row's target previews it, as a link in the text does
+    return section;
   }
 
   private linkRow(link: Link, direction: "out" | "in"): HTMLLIElement {
     const other = direction === "out" ? link.to : link.from;
     const style = edgeStyle(link.type);
     const target = other
-      ? h("button", { class: "link-button", text: other.title ?? other.id, attrs: { type: "button" },
+      ? h("button", { class: "link-button", text: other.title ?? other.id, attrs: { type: "button" }, data: { previewId: other.id },
         on: { click: () => this.store.select(other.id) } })
-      : h("span", { class: "ghost", text: `[[${link.ref}]]`, title: "Unresolved: nothing has this name yet. Ghosts show here, never in the graph." });
+      : h("span", { class: "ghost", text: `[[${link.ref}]]`, data: { previewMissing: link.ref ?? "" },
+        title: "Unresolved: nothing has this name yet. Ghosts show here, never in the graph." });
     const remove = direction === "out" ? h("button", { class: "icon-button", text: "×", title: "Delete this link",
       attrs: { type: "button", "aria-label": `Delete the ${style.label} link to ${other?.title ?? link.ref}` },
       on: { click: () => void this.deleteLink(link) } }) : null;
