@@ -5,6 +5,7 @@ import type { Api } from "./api";
 import { type Capabilities, typeString } from "./capabilities";
 import { byId, fill, formatBytes, h, marked, relativeTime } from "./dom";
 import { headingId } from "./markdown";
+import { EDITABLE_DOC_TYPES } from "./editor";
 import { MentionsSection } from "./mentions";
 import { edgeStyle, stageClass, typeColor, typeLabel } from "./palette";
 import { CREATE_LINK, DELETE_LINK, ITEM_DETAIL, LINK_TYPES, itemFieldsFor } from "./queries";
@@ -29,6 +30,8 @@ export interface DetailActions {
   linkDeleted: (id: string) => void;
   expand: (id: string) => Promise<number>;
   edit: (id: string) => void;
+  /** Open a text document in the editor. */
+  editDocument: (id: string) => void;
   /** Start a new note with this title (an unresolved link was clicked). */
   create: (title: string) => void;
   /** Filter the list by a tag (a #tag was clicked). */
@@ -96,7 +99,8 @@ export class DetailPanel {
     const self = { __typename: data.node.__typename, id: data.node.id, title: data.node.title };
     for (const link of data.node.outgoing.nodes) link.from = self;
     for (const link of data.node.backlinks.nodes) link.to = self;
-    if (this.current?.id !== data.node.id) this.reader.reset();
+    // A new item, or this document's file rewritten (an edit): what the reader cached of the old one goes.
+    if (this.current?.id !== data.node.id || this.current.contentHash !== data.node.contentHash) this.reader.reset();
     this.current = data.node;
     this.store.upsert([data.node], true);
     this.render(data.node);
@@ -194,6 +198,10 @@ export class DetailPanel {
       buttons.push(h("button", { class: "btn btn-primary", text: "Edit note", attrs: { type: "button", id: "detail-edit" },
         on: { click: () => this.actions.edit(item.id) } }));
     } else {
+      if (item.docType && EDITABLE_DOC_TYPES.has(item.docType) && this.caps.inputFields("DocumentUpdateInput").some((f) => f.name === "content")) {
+        buttons.push(h("button", { class: "btn btn-primary", text: "Edit document", attrs: { type: "button", id: "detail-edit" },
+          on: { click: () => this.actions.editDocument(item.id) } }));
+      }
       const field = this.caps.field("Mutation", "reenrich");
       const button = h("button", { class: "btn", text: "Re-enrich", attrs: { type: "button", id: "detail-reenrich" } });
       if (!field) {

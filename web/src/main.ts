@@ -115,6 +115,10 @@ async function boot(): Promise<void> {
       setView("editor");
       void editor.open(id);
     },
+    editDocument: (id) => {
+      setView("editor");
+      void editor.openDocument(id);
+    },
     create: (title) => {
       setView("editor");
       void editor.open(null, title);
