@@ -46,6 +46,10 @@ class DocumentUpdateInput:
         "A category of the workspace taxonomy (INVALID_INPUT for another); null or left out: unchanged."))
     metadata: JSON | None = strawberry.field(default=None, description=(
         "A JSON object replacing the metadata whole; null or left out: unchanged."))
+    content: str | None = strawberry.field(default=None, description=(
+        "The file's new text, UTF-8, at most 50 MB (LIMIT_EXCEEDED beyond), for a document of a text format "
+        "(UNSUPPORTED_FORMAT for an attachment): the file is rewritten and, if its text changed, the document is "
+        "QUEUED for enrichment again. No precondition: the last write wins. Null or left out: the file is untouched."))
 
 
 @strawberry.input(description=(
