@@ -131,6 +131,29 @@ async def test_update_document_rewrites_a_text_file_and_queues_it_again(server: 
     assert (await server.data('{ document(path: "dot.png") { title } }'))["document"]["title"] == png["title"]
 
 
+async def test_an_edit_with_the_hash_it_read_is_refused_when_the_file_changed_meanwhile(
+    server: RunningServer, settings: Settings, tenant: str
+) -> None:
+    doc = (await server.data(CREATE, {"input": {"path": "notes/log.md", "content": "# Log\none"}}))["createDocument"]
+    update = """mutation($id: ID!, $c: String, $h: String) {
+      updateDocument(id: $id, input: {title: "Renamed", content: $c, ifContentHash: $h}) { title contentHash } }"""
+    file = Path(settings.workspace_dir) / tenant / "notes" / "log.md"
+    file.write_text("# Log\none\ntwo, written meanwhile", encoding="utf-8")  # another editor, on disk
+    body = await server.graphql(update, {"id": doc["id"], "c": "# Log\nmine", "h": doc["contentHash"]})
+    error = body["errors"][0]
+    assert error["extensions"]["code"] == "CONFLICT" and "changed since you read it" in error["message"], body
+    assert file.read_text(encoding="utf-8") == "# Log\none\ntwo, written meanwhile"  # nothing lost
+    read = (await server.data("query($id: ID!) { document(id: $id) { title contentHash } }", {"id": doc["id"]}))
+    assert read["document"]["title"] == "Log" and read["document"]["contentHash"] == error["extensions"]["contentHash"]
+    # With the hash of what is there now, the edit goes through.
+    saved = await server.data(update, {"id": doc["id"], "c": "# Log\nmine", "h": read["document"]["contentHash"]})
+    assert saved["updateDocument"]["title"] == "Renamed" and file.read_text(encoding="utf-8") == "# Log\nmine"
+    # A hash without content guards nothing: refused, naming the field.
+    alone = await server.graphql('mutation($id: ID!) { updateDocument(id: $id, input: {ifContentHash: "x"}) { id } }',
+                                 {"id": doc["id"]})
+    assert alone["errors"][0]["extensions"] == {"code": "INVALID_INPUT", "field": "ifContentHash"}
+
+
 async def test_a_category_must_be_one_of_the_tenants_taxonomy(server: RunningServer, settings: Settings,
                                                                tenant: str) -> None:
     doc = (await server.data(CREATE, {"input": {"path": "runbook.md", "content": "# Runbook"}}))["createDocument"]

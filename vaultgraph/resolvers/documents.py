@@ -90,6 +90,7 @@ async def update_document(
     updated = await ctx.services.documents.update(
         ctx.principal, str(id), title=input.title, doc_type=input.doc_type, category=input.category,
         metadata=_object(input.metadata, "metadata") if input.metadata is not None else None, content=input.content,
+        if_content_hash=input.if_content_hash,
     )
     return Document.from_domain(updated)
 

@@ -203,13 +203,23 @@ class DocumentService:
     async def update(
         self, principal: Principal, document_id: str, title: str | None = None, doc_type: str | None = None,
         category: str | None = None, metadata: dict[str, Any] | None = None, content: str | None = None,
+        if_content_hash: str | None = None,
     ) -> Document:
         """Change the node's fields, and with `content` the file's text too; every input is checked first, so a
-        refused update changes nothing."""
+        refused update changes nothing. `if_content_hash`: the hash of the text the caller edited; the file must
+        still hold it (CONFLICT otherwise), so an edit made meanwhile is never overwritten unseen."""
         document = await self.get_writable(principal, document_id)
         if title is not None and not (0 < len(title.strip()) <= MAX_TITLE_LENGTH):
             raise InvalidInput("title", f"1 to {MAX_TITLE_LENGTH} characters")
+        if if_content_hash is not None and content is None:
+            raise InvalidInput("ifContentHash", "goes with `content`: it guards a change of the file's text")
         data = None if content is None else self._text_data(document, content)
+        if if_content_hash is not None:
+            current = sha256_hex(await self.read_bytes(principal, document))
+            if current != if_content_hash:
+                raise Conflict(f"{document.path} changed since you read it (its text's hash is {current} now): read "
+                               "it again and redo the edit, or leave out ifContentHash to overwrite it",
+                               id=document.id, contentHash=current)
         category = await self.known_category(principal.tenant_id, category)
         updated = await self.graph.write(
             cypher.update_document, tenant=principal.tenant_id, id=document.id,

@@ -92,6 +92,16 @@ scenario("a markdown document opens in the editor and saves its file through upd
   assert.equal(stored.title, "Setup");
   await ex.shot("document-saved");
 
+  // Someone else rewrites the file while it is open here: the next save is refused (CONFLICT), nothing of theirs is
+  // overwritten, and the text typed here stays in the editor.
+  const theirs = "# Setup\n\nInstall the [[Tools]] first, then run them. Edited elsewhere.\n";
+  await ex.data("mutation($id: ID!, $c: String) { updateDocument(id: $id, input: {content: $c}) { id } }", { id, c: theirs });
+  await page.fill("#editor-text", "# Setup\n\nMine, typed on a stale copy.\n");
+  await page.keyboard.press("Control+s");
+  await expectText(page.locator("#editor-status"), "the file changed since it was opened");
+  await expectValue(page.locator("#editor-text"), "# Setup\n\nMine, typed on a stale copy.\n");
+  assert.equal((await ex.data("query($id: ID!) { document(id: $id) { content } }", { id })).document.content, theirs);
+
   // The reading view shows the new text, not the one it read before the edit.
   await page.click("button[data-view=graph]");
   await expectText(page.locator("#reading-view"), "then run them");

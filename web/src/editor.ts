@@ -1,7 +1,7 @@
 // The note editor: markdown in a textarea with a live preview, `[[` completing note titles, Ctrl+S saving through
 // saveNote (the one write path for notes, guarded by the body hash so a concurrent edit is a CONFLICT, not a loss).
 // A text document (an uploaded or workspace .md or .txt file) opens in it too and saves through updateDocument,
-// which rewrites its file; that mutation has no hash precondition, so there the last write wins.
+// which rewrites its file unless the file no longer holds the text opened here (ifContentHash: a CONFLICT, not a loss).
 
 import { type Api, ApiError } from "./api";
 import { byId, fill, h } from "./dom";
@@ -18,6 +18,7 @@ interface EditableNote extends Item {
 
 interface EditableDocument extends Item {
   content: string;
+  contentHash?: string | null; // of the text loaded here: updateDocument refuses the save if the file changed since
 }
 
 /** Document kinds the editor opens: text whose preview is markdown, or plain text. */
@@ -262,11 +263,15 @@ export class NoteEditor {
     this.status.textContent = "Saving…";
     let saved: Item;
     try {
-      saved = (await this.api.request<{ updateDocument: Item }>(UPDATE_DOCUMENT,
-        { id: doc.id, input: { content, ...(title && title !== doc.title ? { title } : {}) } })).updateDocument;
+      const guard = doc.contentHash ? { ifContentHash: doc.contentHash } : {};
+      saved = (await this.api.request<{ updateDocument: EditableDocument }>(UPDATE_DOCUMENT,
+        { id: doc.id, input: { content, ...guard, ...(title && title !== doc.title ? { title } : {}) } })).updateDocument;
     } catch (err) {
       this.save.disabled = false;
-      this.status.textContent = "Not saved";
+      // CONFLICT: the file changed since it was opened here; the text stays in the editor, nothing is overwritten.
+      this.status.textContent = err instanceof ApiError && err.code === "CONFLICT"
+        ? "Not saved: the file changed since it was opened (open it again to see it; your text is still here)"
+        : "Not saved";
       toastError(err, "Saving the document");
       return;
     }

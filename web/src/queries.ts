@@ -51,12 +51,12 @@ export const NOTE_FOR_EDIT = `query NoteForEdit($id: ID!) {
 
 /** A text document for the editor: its file's text. */
 export const DOCUMENT_FOR_EDIT = `query DocumentForEdit($id: ID!) {
-  node(id: $id) { ... on Document { ${DOCUMENT_FIELDS} content } }
+  node(id: $id) { ... on Document { ${DOCUMENT_FIELDS} content contentHash } }
 }`;
 
-/** A document's new title and text (updateDocument rewrites its file; no hash precondition: the last write wins). */
+/** A document's new title and text (updateDocument rewrites its file, unless it no longer holds the text read: CONFLICT). */
 export const UPDATE_DOCUMENT = `mutation UpdateDocument($id: ID!, $input: DocumentUpdateInput!) {
-  updateDocument(id: $id, input: $input) { ${DOCUMENT_FIELDS} }
+  updateDocument(id: $id, input: $input) { ${DOCUMENT_FIELDS} contentHash }
 }`;
 
 export const GRAPH_VIEW = `query GraphView($center: ID, $hops: Int!, $limit: Int!, $direction: Direction! = BOTH,
