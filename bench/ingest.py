@@ -23,14 +23,11 @@ from bench.client import GraphQLClient
 from bench.generate import Dataset, generate
 from bench.measure import Stats
 from bench.report import Row
+from vaultgraph.config import Settings
 from vaultgraph.domain import Principal
 from vaultgraph.file_walk import MAX_FILES
 from vaultgraph.graph.session import Graph
-from vaultgraph.interop.vault import VaultService
-from vaultgraph.services.documents import DocumentService
-from vaultgraph.services.links import LinkService
-from vaultgraph.services.notes import NoteService
-from vaultgraph.workspace import Workspace
+from vaultgraph.runtime import build_runtime
 
 IMPORT_VAULT = """
 mutation Import($path: String!) { importVault(path: $path) { files created conflicts skipped { path reason } } }
@@ -110,7 +107,7 @@ async def _await_indexes(graph: Graph) -> None:
         await (await session.run(AWAIT_INDEXES)).consume()
 
 
-async def run_bulk(url: str, graph: Graph, tenant: str, notes: int, seed: int) -> list[Row]:
+async def run_bulk(url: str, uri: str, graph: Graph, tenant: str, notes: int, seed: int) -> list[Row]:
     """The bulk path twice over a generated vault of `notes` notes (at most the scan's file limit), each in a
     tenant of its own, timed until every index is online: `importVault` through the API (it returns before the
     embedding, which the server's workers do afterwards), and the same import in this process with no embedding
@@ -145,21 +142,21 @@ async def run_bulk(url: str, graph: Graph, tenant: str, notes: int, seed: int) -
                                              "returns before the embedding, which the server's workers do after "
                                              "(none run in the suite's server: bench/deferred_ingest.py times it)"))
 
-        workspace = Workspace(workdir / "workspace")
-        service = VaultService(NoteService(graph, 100), DocumentService(graph, workspace, 100),
-                               LinkService(graph, workspace, 100))
-        stats = Stats(objects=0)
-        started = time.perf_counter()
-        report = await service.import_vault(Principal(f"{tenant}-bulk-graph", sees_all_scopes=True),
-                                            workdir / "vault")
-        await _await_indexes(graph)
-        elapsed = time.perf_counter() - started
+        # The import `vaultgraph import-vault` runs: the one Runtime's services, no workers (embedding deferred).
+        settings = Settings(data_dir=workdir / "data", enrichment_workers=False, workspace_watch=False)
+        async with build_runtime(settings, uri, workers=False, watcher=False).running(require_neo4j=True) as runtime:
+            stats = Stats(objects=0)
+            started = time.perf_counter()
+            report = await runtime.operator_vault().import_vault(Principal(f"{tenant}-bulk-graph",
+                                                                           sees_all_scopes=True), workdir / "vault")
+            await _await_indexes(runtime.graph)
+            elapsed = time.perf_counter() - started
         stats.samples.append(elapsed)
         stats.objects = len(report.created)
         stats.ops_per_second = stats.objects / elapsed
         rows.append(Row("ingest: vault import, graph only (no embedding), all indexes live", vaultgraph=stats,
-                        unit="notes/s", note=f"VaultService in the bench process, as `vaultgraph import-vault`; "
-                                             f"{files} files, {links:,} links in {elapsed:.1f} s"))
+                        unit="notes/s", note=f"the Runtime's vault import in the bench process, as `vaultgraph "
+                                             f"import-vault`; {files} files, {links:,} links in {elapsed:.1f} s"))
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     return rows

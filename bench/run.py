@@ -240,7 +240,7 @@ async def _workloads(options: Options, report: Report, sides: Sides, fields: set
             if "Mutation.importVault" not in fields:
                 report.skipped["vault import"] = "the server has no importVault mutation"
             else:
-                for row in await ingest.run_bulk(url, sides.floor.graph, options.tenant,
+                for row in await ingest.run_bulk(url, uri, sides.floor.graph, options.tenant,
                                                  options.ingest_bulk_notes, options.seed + 300):
                     report.add(row)
     if "metrics" in options.groups:

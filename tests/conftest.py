@@ -69,7 +69,21 @@ def pytest_configure(config: pytest.Config) -> None:
         os.environ[SHARED_NEO4J_ENV] = neo4j.uri
 
 
+# The modules holding the longest tests (`--durations`), longest first: they run first, so that under xdist the run
+# does not end waiting on one of them handed out last; the rest keep collection order, each module's tests together
+# (their module-scoped servers are built once per worker stretch). The `serial` group goes first anyway (xdist hands
+# out the biggest group first).
+LONGEST_FIRST = (
+    "tests/test_bench_smoke.py", "tests/security/test_tenancy_random.py", "tests/graph/test_whole_reads.py",
+    "tests/web/test_explorer_e2e.py", "tests/agents/test_context_pack_properties.py",
+    "tests/security/test_disconnects.py", "tests/security/test_fuzz.py", "tests/services/test_note_batches.py",
+    "tests/workers/test_pool.py", "tests/services/test_workspace_sync.py",
+)
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    rank = {module: n for n, module in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.nodeid.split("::")[0], len(rank)))  # stable: the rest as collected
     # Start Neo4j before any test runs, only when a selected test talks to it (pure text tests need none).
     if NEO4J_KEY not in config.stash and _needs_neo4j(items):
         config.stash[NEO4J_KEY] = start_test_neo4j(REPO)

@@ -34,7 +34,7 @@ from vaultgraph.metrics import Metrics
 from vaultgraph.resolvers.root import build_schema
 from vaultgraph.runtime import build_runtime, upload_limits
 from vaultgraph.schema.context import Context
-from vaultgraph.schema.limits import Limits, limit_extensions
+from vaultgraph.schema.extensions.limits import Limits, limit_extensions
 from vaultgraph.schema.use_cases import Services
 from vaultgraph.services.auth import ApiKeyService
 from vaultgraph.workspace import check_key

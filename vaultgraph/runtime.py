@@ -179,6 +179,12 @@ class Runtime:
                 await monitor
             await self._close()
 
+    def operator_vault(self) -> VaultService:
+        """The vault import and export of whoever runs this process (the CLI's, the bench's): the services' own,
+        with no folder limit, which only binds what API callers may name (VAULTGRAPH_VAULT_DIRS)."""
+        services = self.services
+        return VaultService(services.notes, services.documents, services.links)
+
     async def _check_models(self) -> None:
         """The startup warning when stored vectors come from another embedding model (`vaultgraph reembed`)."""
         try:

@@ -1,4 +1,4 @@
-"""Parsed and validated documents are cached per query text (schema/document_cache.py): a cached success must
+"""Parsed and validated documents are cached per query text (schema/extensions/document_cache.py): a cached success must
 never let through what the limits refuse, and a refusal is never cached."""
 
 from __future__ import annotations

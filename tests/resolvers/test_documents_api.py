@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from pathlib import Path
 
 import pytest
@@ -102,6 +103,55 @@ async def test_update_and_delete_a_document(server: RunningServer) -> None:
     assert outgoing["note"]["outgoing"]["edges"] == [{"node": {"isGhost": True}}]
     missing = await server.graphql('mutation { updateDocument(id: "doc_x", input: {title: "t"}) { id } }')
     assert missing["errors"][0]["extensions"]["code"] == "NOT_FOUND"
+
+
+async def test_update_document_rewrites_a_text_file_and_queues_it_again(server: RunningServer, settings: Settings,
+                                                                        tenant: str) -> None:
+    doc = (await server.data(CREATE, {"input": {"path": "notes/plan.md", "content": "# Plan\nold"}}))["createDocument"]
+    update = """mutation($id: ID!, $c: String) { updateDocument(id: $id, input: {content: $c}) {
+      title contentHash sizeBytes enrichment { stage } } }"""
+    updated = (await server.data(update, {"id": doc["id"], "c": "# Plan\nnew text, é"}))["updateDocument"]
+    file = Path(settings.workspace_dir) / tenant / "notes" / "plan.md"
+    assert file.read_text(encoding="utf-8") == "# Plan\nnew text, é"
+    assert updated["contentHash"] != doc["contentHash"] and updated["sizeBytes"] == len("# Plan\nnew text, é".encode())
+    assert updated["enrichment"]["stage"] == "QUEUED" and updated["title"] == "Plan"
+    read = await server.data("query($id: ID!) { document(id: $id) { content contentHash } }", {"id": doc["id"]})
+    assert read["document"] == {"content": "# Plan\nnew text, é", "contentHash": updated["contentHash"]}
+    # An attachment's bytes are not text: refused, and nothing changes (not even the title sent with it).
+    vault = Path(settings.data_dir) / "vaults" / uuid.uuid4().hex  # where a development server may import from
+    vault.mkdir(parents=True)
+    (vault / "dot.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    await server.data("mutation($p: String!) { importVault(path: $p) { attachments } }", {"p": str(vault)})
+    png = (await server.data('{ document(path: "dot.png") { id title } }'))["document"]
+    attachment = Path(settings.workspace_dir) / tenant / "dot.png"
+    body = await server.graphql(
+        'mutation($id: ID!) { updateDocument(id: $id, input: {title: "T", content: "x"}) { id } }', {"id": png["id"]})
+    assert body["errors"][0]["extensions"]["code"] == "UNSUPPORTED_FORMAT"
+    assert attachment.read_bytes() == b"\x89PNG\r\n\x1a\n"
+    assert (await server.data('{ document(path: "dot.png") { title } }'))["document"]["title"] == png["title"]
+
+
+async def test_an_edit_with_the_hash_it_read_is_refused_when_the_file_changed_meanwhile(
+    server: RunningServer, settings: Settings, tenant: str
+) -> None:
+    doc = (await server.data(CREATE, {"input": {"path": "notes/log.md", "content": "# Log\none"}}))["createDocument"]
+    update = """mutation($id: ID!, $c: String, $h: String) {
+      updateDocument(id: $id, input: {title: "Renamed", content: $c, ifContentHash: $h}) { title contentHash } }"""
+    file = Path(settings.workspace_dir) / tenant / "notes" / "log.md"
+    file.write_text("# Log\none\ntwo, written meanwhile", encoding="utf-8")  # another editor, on disk
+    body = await server.graphql(update, {"id": doc["id"], "c": "# Log\nmine", "h": doc["contentHash"]})
+    error = body["errors"][0]
+    assert error["extensions"]["code"] == "CONFLICT" and "changed since you read it" in error["message"], body
+    assert file.read_text(encoding="utf-8") == "# Log\none\ntwo, written meanwhile"  # nothing lost
+    read = (await server.data("query($id: ID!) { document(id: $id) { title contentHash } }", {"id": doc["id"]}))
+    assert read["document"]["title"] == "Log" and read["document"]["contentHash"] == error["extensions"]["contentHash"]
+    # With the hash of what is there now, the edit goes through.
+    saved = await server.data(update, {"id": doc["id"], "c": "# Log\nmine", "h": read["document"]["contentHash"]})
+    assert saved["updateDocument"]["title"] == "Renamed" and file.read_text(encoding="utf-8") == "# Log\nmine"
+    # A hash without content guards nothing: refused, naming the field.
+    alone = await server.graphql('mutation($id: ID!) { updateDocument(id: $id, input: {ifContentHash: "x"}) { id } }',
+                                 {"id": doc["id"]})
+    assert alone["errors"][0]["extensions"] == {"code": "INVALID_INPUT", "field": "ifContentHash"}
 
 
 async def test_a_category_must_be_one_of_the_tenants_taxonomy(server: RunningServer, settings: Settings,

@@ -275,3 +275,35 @@ async def test_a_rename_writes_the_path_where_the_name_alone_would_lead_elsewher
     after = await _read(server, alpha["id"])
     assert after["body"] == "[[projects/Beta#Intro|this]] and [[Beta]]"
     assert _targets(after) == sorted([root_beta["id"], delta["id"]])
+
+
+async def test_a_note_removed_while_it_is_read_is_not_there_never_an_internal_error(server: RunningServer) -> None:
+    # Under Neo4j's read-committed isolation a node another transaction deletes after a read's MATCH found it reads
+    # with every property null; the reads must answer it as gone (null, or left out of a page), not fail on it.
+    import asyncio
+
+    ids = [(await _save(server, title=f"Fleeting {n}", body="Soon gone."))["note"]["id"] for n in range(18)]
+    # A page of notes, and six of them one by one (node(id) reads an Item, note(id) a Note).
+    aliases = " ".join(f'n{n}: node(id: "{id}") {{ id }} m{n}: note(id: "{id}") {{ id }}'
+                       for n, id in enumerate(ids[::3]))
+    reads = "{ notes(first: 100) { edges { node { id title } } } " + aliases + " }"
+    done = asyncio.Event()
+    answers: list[dict[str, Any]] = []
+
+    async def read_until_done() -> None:
+        while not done.is_set():
+            answers.append(await server.graphql(reads))
+            await asyncio.sleep(0.03)  # within the development key's rate limit (50 a second)
+
+    async def remove_all() -> None:
+        for id in ids:
+            await server.data("mutation($id: ID!) { deleteNote(id: $id, hard: true) { id } }", {"id": id})
+        done.set()
+
+    await asyncio.gather(read_until_done(), read_until_done(), remove_all())
+    # note(id) of a note that is gone is NOT_FOUND, node(id) null; nothing else, and never INTERNAL.
+    codes = {error["extensions"]["code"] for answer in answers for error in answer.get("errors", [])}
+    assert answers and codes <= {"NOT_FOUND"}, [a for a in answers if "errors" in a and "NOT_FOUND" not in str(a)][:1]
+    last = await server.graphql(reads)
+    assert last["data"]["notes"]["edges"] == [] and {last["data"][f"n{n}"] for n in range(6)} == {None}
+    assert {error["path"][0] for error in last["errors"]} == {f"m{n}" for n in range(6)}

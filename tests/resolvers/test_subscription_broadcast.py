@@ -1,5 +1,5 @@
-"""Execute once per event (schema/broadcast.py, http/ws.py): many subscribers on real sockets, of two tenants and
-two visibilities, each get exactly their events, once, while each event's selection set runs once per shape
+"""Execute once per event (schema/extensions/broadcast.py, http/ws.py): many subscribers on real sockets, of two
+tenants and two visibilities, each get exactly their events, once, while each event's selection set runs once per shape
 (tenant and visible scopes, operation text, variables) and its payload is encoded once per execution."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from vaultgraph.config import Settings
 from vaultgraph.domain import EnrichmentStage
 from vaultgraph.events.bus import DocumentStageChanged
 from vaultgraph.graph.session import Graph
-from vaultgraph.schema.broadcast import SharedResults
+from vaultgraph.schema.extensions.broadcast import SharedResults
 from vaultgraph.services.auth import ApiKeyService
 
 pytestmark = [pytest.mark.api, pytest.mark.graph]

@@ -10,6 +10,8 @@ from typing import Any
 
 import pytest
 
+from tests.resolvers.test_uploads_api import uploaded
+from tests.support import office_files
 from tests.support.server import RunningServer, run_server
 from tests.support.waiting import eventually
 from vaultgraph.config import Settings
@@ -132,3 +134,13 @@ async def test_deleting_the_document_deletes_its_topics(server: RunningServer, g
         return int(record["n"])
 
     assert await graph.read(left) == 0  # gone from the graph, not only hidden
+
+
+async def test_an_uploaded_docx_becomes_topics_by_the_headings_of_its_markdown(server: RunningServer) -> None:
+    pytest.importorskip("markitdown", reason="the formats extra converts DOCX to Markdown")
+    paragraphs = [f"Ask the porcupine desk for a badge. {WORDS}", f"Lockers are on the second floor. {WORDS}"]
+    payload = await uploaded(server, [("onboarding.docx", office_files.docx("Onboarding guide", paragraphs))])
+    document = payload["documents"][0]["id"]
+    topics = (await enriched(server, document))["topics"]
+    assert [t["name"] for t in topics] == ["Onboarding guide"]  # its one heading, not a cut by length
+    assert topics[0]["content"].startswith("Ask the porcupine desk") and "Lockers" in topics[0]["content"]

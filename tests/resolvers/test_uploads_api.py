@@ -132,12 +132,12 @@ async def test_a_multipart_request_without_the_preflight_header_is_refused(
 async def test_an_unsupported_format_refuses_the_whole_upload_and_writes_nothing(
     server: RunningServer, tenant_root: Path
 ) -> None:
-    response = await upload(server, [("fine.md", b"# Fine\n"), ("tool.exe", b"MZ\x90\x00"), ("sheet.xlsx", b"PK")])
+    response = await upload(server, [("fine.md", b"# Fine\n"), ("tool.exe", b"MZ\x90\x00"), ("slides.key", b"PK")])
     error = refusal(response)
     assert error["extensions"]["code"] == "UNSUPPORTED_FORMAT"
     assert error["extensions"]["field"] == "files"
     assert [(r["filename"], r["code"]) for r in error["extensions"]["refused"]] == [
-        ("tool.exe", "UNSUPPORTED_FORMAT"), ("sheet.xlsx", "UNSUPPORTED_FORMAT")]
+        ("tool.exe", "UNSUPPORTED_FORMAT"), ("slides.key", "UNSUPPORTED_FORMAT")]
     assert "tool.exe" in error["message"] and "nothing was stored" in error["message"]
     assert files_under(tenant_root) == []
     assert await document_count(server) == 0

@@ -139,7 +139,7 @@ SIZED: list[tuple[str, Callable[[int], bool] | None]] = [
     ('{{ traverse(from: ["doc_x"], hops: {n}, maxNodes: {n}) {{ count }} }}', _between(1, 5)),
     ("{{ ghosts(first: {n}) {{ ref }} }}", _between(1, 50)),
     ('{{ canvas(center: "note_x", hops: {n}) }}', lambda n: False),  # no such center: an error whatever the size
-    # Sizes are checked at any depth and whether or not the field runs (schema/sizes.py): a nested page that
+    # Sizes are checked at any depth and whether or not the field runs (schema/extensions/sizes.py): a nested page that
     # only counts, or under an empty page, is refused like a top-level one; so is graph's `hops` without a center.
     ('{{ contextPack(query: "x", budgetTokens: {n}, maxItems: {n}) {{ text }} }}', _between(16, 20)),
     ("{{ documents(first: 100) {{ edges {{ node {{ backlinks(first: {n}) {{ totalCount }} }} }} }} }}",

@@ -1,6 +1,7 @@
 """Every size argument (`first`, `limit`, `maxNodes`, `maxItems`, `hops`, `budgetTokens`) is held to its bound at
 any depth, whatever is selected below it: refused before anything runs with the error its service answers
-(`INVALID_INPUT` naming the argument). The rule is schema/sizes.py; these run it on the real server over HTTP."""
+(`INVALID_INPUT` naming the argument). The rule is schema/extensions/sizes.py; these run it on the real server over
+HTTP."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from graphql import GraphQLInterfaceType, GraphQLNonNull, GraphQLObjectType, Gra
 from tests.support.server import RunningServer
 from vaultgraph.errors import InvalidInput
 from vaultgraph.resolvers.root import build_schema
-from vaultgraph.schema.sizes import argument_bounds
+from vaultgraph.schema.extensions.sizes import argument_bounds
 from vaultgraph.services.pagination import page_size
 
 pytestmark = [pytest.mark.security, pytest.mark.api]

@@ -43,6 +43,7 @@ from tests.resolvers.test_uploads_api import upload
 from tests.support.graphql_ws import GraphQLWebSocket, graphql_ws
 from tests.support.security import bearer
 from tests.support.server import RunningServer, run_server
+from tests.support.tiers import sized
 from vaultgraph.config import Settings
 from vaultgraph.services.auth import ApiKeyService
 
@@ -327,7 +328,8 @@ async def test_every_principal_sees_exactly_its_share(open_server: RunningServer
                                                       tenant: str) -> None:
     rng = random.Random(SEED)
     world = World(SEED)
-    tenants = [f"{tenant}{c}" for c in "abc"]
+    # Two tenants are enough for one to hold what the other must not see; make test-all runs three.
+    tenants = [f"{tenant}{c}" for c in "abc"[:sized(2, 3)]]
     world.principals = await _principals(keys, tenants, rng)
     admins = [w for w in world.principals if w.admin]
 
@@ -379,8 +381,9 @@ async def test_every_principal_sees_exactly_its_share(open_server: RunningServer
 # writes are allowed and whose item each one makes (a workspace file's owner is the one its path names, whoever wrote
 # it). Then: every answer was the expected one, the tenant holds exactly the model's items with the model's owners
 # and titles (no refused write changed anything), and every principal's reads (documents, notes, graph, tags,
-# node(id) with backlinks and outgoing links, document(path), search, traverse) show no id, no link and no text
-# marker of a scope it cannot see, and lists and counts equal its visible share.
+# node(id) with backlinks, outgoing links and a note's unlinked mentions, document(path), search, traverse) show no
+# id, no link and no text marker of a scope it cannot see, and lists and counts equal its visible share; every note
+# the program saves names a shared hub note in plain text, whose unlinked mentions are exactly the reader's share.
 #
 # Default: the attack of issue 19.1 plus two random programs of up to eight steps (16 s measured at a load average
 # of 14 on two cores, 48 s at 20; a few seconds on a quiet machine). A long run:
@@ -418,9 +421,13 @@ CAPTURE = f'mutation($text: String!, $day: Date) {{ captureNote(text: $text, day
 MEETING = f'mutation($input: MeetingInput!) {{ ingestMeeting(input: $input) {{ {DAY_NOTE} }} }}'
 # MCP write_note's scope argument, with the team it names: personal is always the caller's own agent's.
 MCP_SCOPES = [("SHARED", None), ("PERSONAL", None), ("TEAM", "red"), ("TEAM", "blue")]
+# Every note the program saves names HUB in plain text, so the hub's unlinked mentions list notes of every scope
+# and a reader must get exactly those it sees.
+HUB = "Zebra Hub"
+MENTIONS = "unlinkedMentions(first: 50) { edges { node { from { id title body } count mentions { snippet } } } }"
 SCOPE_NODE = ('node(id: "$ITEM") { id ... on Item { title backlinks(first: 50) { LINKS } '
-              'outgoing(first: 50) { LINKS } } ... on Document { content } ... on Note { body } }'
-              ).replace("LINKS", LINKS)
+              'outgoing(first: 50) { LINKS } } ... on Document { content } ... on Note { body MENTIONS } }'
+              ).replace("LINKS", LINKS).replace("MENTIONS", MENTIONS)
 
 step_strategy = st.one_of(
     st.tuples(st.just("create"), st.integers(0, 5), st.sampled_from(SCOPE_OWNERS), st.sampled_from(["a.md", "b.txt"])),
@@ -455,6 +462,8 @@ class ScopeModel:
     markers: dict[str, str] = field(default_factory=dict)  # marker -> owner of the item that holds it
     paths: dict[tuple[str, str], str] = field(default_factory=dict)  # (owner, path) -> document id
     slugs: dict[tuple[str, str], str] = field(default_factory=dict)  # (owner, slug) -> note id of days and meetings
+    hub: str | None = None  # the shared note every note of the program names in plain text
+    naming_hub: set[str] = field(default_factory=set)  # the notes whose body names it
     counter: int = 0
 
     def slug_lookup(self, who: Who, slug: str) -> tuple[set[str], str]:
@@ -573,8 +582,9 @@ async def _scope_step(server: RunningServer, model: ScopeModel, who: list[Who], 
                                                                   "title": f"Doc {mark}", **_owner_input(owner)}},
                                         writer.headers)
         elif op == "note":
-            body = await server.graphql(SAVE, {"input": {"title": f"Note {mark}", "body": f"zebracorn {mark}",
-                                                         **_owner_input(owner)}}, writer.headers)
+            body = await server.graphql(SAVE, {"input": {"title": f"Note {mark}", "body": f"zebracorn {mark}, filed "
+                                                         f"under {HUB.lower()}.", **_owner_input(owner)}},
+                                        writer.headers)
         else:
             folder = step[3]
             variables = {**_owner_input(owner), "folder": folder}
@@ -597,6 +607,7 @@ async def _scope_step(server: RunningServer, model: ScopeModel, who: list[Who], 
             kind = "doc"
         elif op == "note":
             made = {"id": body["data"]["saveNote"]["note"]["id"]}
+            model.naming_hub.add(made["id"])
             kind = "note"
         else:
             made = body["data"]["uploadDocuments"]["documents"][0]
@@ -690,6 +701,9 @@ async def _scope_reads(server: RunningServer, model: ScopeModel, who: Who, tenan
     answers = await _ask_each(server, fields, h)
     for item, node in zip(ids, answers, strict=False):
         assert (node is not None) == (item in mine), f"{who.name} node({item})"
+        if item == model.hub:  # shared: everyone sees it, and among its mentions exactly the notes they see
+            mentioning = {e["node"]["from"]["id"] for e in node["unlinkedMentions"]["edges"]}
+            assert mentioning == model.naming_hub & mine, f"{who.name}: {HUB}'s unlinked mentions"
     text = world.check(who, "node/search", answers)
     _no_foreign_markers(model, who, "node/search", text)
     # By path: the document the reader may see at that path, else NOT_FOUND (never another owner's).
@@ -734,6 +748,10 @@ async def test_scopes_hold_under_random_writes_by_random_principals(
                tuple(sorted(teams)), admin) for name, agent, teams, admin in SCOPE_KEYS]
     model = ScopeModel(World(seed=0, principals=who))
     root = Path(settings.workspace_dir) / tenant
+    hub = await scope_server.data(SAVE, {"input": {"title": HUB, "body": f"zebracorn {model.marker('shared')}"}},
+                                  who[0].headers)
+    model.hub = hub["saveNote"]["note"]["id"]
+    model.add(model.hub, "shared", "note", tenant)
     for n, step in enumerate(program):
         await _scope_step(scope_server, model, who, root, step, n)
 

@@ -8,14 +8,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.support.tiers import sized
 from vaultgraph.text.resolve import resolve, resolve_workspace
 from vaultgraph.text.slugify import slugify
 from vaultgraph.text.wikilinks import parse
 
 pytestmark = pytest.mark.text
 
-# No example database: these tests stay pure and leave no .hypothesis/ folder behind.
-pure = settings(database=None, deadline=None, max_examples=300)
+# No example database: these tests stay pure and leave no .hypothesis/ folder behind. 100 examples a property in
+# make test, 300 in make test-all.
+pure = settings(database=None, deadline=None, max_examples=sized(100, 300))
 
 # Markdown-flavoured text hits the grammar far more often than arbitrary unicode.
 MARKUP = st.text(alphabet="[]!#|^`~-\\/<>%*.:\n \tabcXYZ19é📷", max_size=120)

@@ -67,3 +67,8 @@ def test_content_that_is_not_what_its_name_says_is_refused(suffix: str, data: by
         check_content(suffix, data)
     assert refused.value.code == "UNSUPPORTED_FORMAT"
     assert why in refused.value.reason
+
+
+@pytest.mark.parametrize("suffix", [".pdf", ".docx", ".pptx", ".xlsx"])
+def test_a_converted_format_is_judged_when_it_is_converted_not_when_it_is_stored(suffix: str) -> None:
+    assert check_content(suffix, b"anything: a corrupt file fails its own enrichment later") is None

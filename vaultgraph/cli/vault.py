@@ -18,18 +18,11 @@ from vaultgraph.cli.common import Exit, json_option, on_runtime, settings, tenan
 from vaultgraph.cli.output import Progress, Summary
 
 if TYPE_CHECKING:
-    from vaultgraph.interop.vault import VaultReport, VaultService
+    from vaultgraph.interop.vault import VaultReport
     from vaultgraph.interop.vault_export import ExportReport
     from vaultgraph.runtime import Runtime
 
 FOLDER = click.Path(file_okay=False, path_type=Path, resolve_path=True)
-
-
-def _operator_vault(runtime: Runtime) -> VaultService:
-    from vaultgraph.interop.vault import VaultService
-
-    services = runtime.services
-    return VaultService(services.notes, services.documents, services.links)
 
 
 @click.command(name="import-vault")
@@ -49,7 +42,7 @@ def import_vault(path: Path, tenant: str | None, force: bool, index: bool, as_js
 
         principal = Principal(tenant_of(config, tenant), sees_all_scopes=True)
         with Progress("import") as progress:
-            report = await _operator_vault(runtime).import_vault(principal, path, force, progress,
+            report = await runtime.operator_vault().import_vault(principal, path, force, progress,
                                                                  defer_indexing=not index)
         import_summary(report).show(as_json)
         return Exit.OK
@@ -70,7 +63,7 @@ def export_vault(path: Path, tenant: str | None, as_json: bool) -> int:
 
         principal = Principal(tenant_of(config, tenant), sees_all_scopes=True)
         with Progress("export") as progress:
-            report = await _operator_vault(runtime).export_vault(principal, path, progress)
+            report = await runtime.operator_vault().export_vault(principal, path, progress)
         export_summary(report, path).show(as_json)
         return Exit.OK
 

@@ -9,7 +9,7 @@ from neo4j import AsyncManagedTransaction
 
 from vaultgraph.domain import Note
 from vaultgraph.graph.migrations import FULLTEXT_INDEX
-from vaultgraph.graph.records import note_from_node, note_map
+from vaultgraph.graph.records import note_from_node, note_map, vanished
 
 # Notes only (a chunk repeats its note's text; a document's text lives in its file), visible to the caller, active,
 # not the note itself; most recently updated first, from the cursor on. The Lucene query names the tenant already;
@@ -32,4 +32,4 @@ async def mention_candidates(tx: AsyncManagedTransaction, tenant: str, note_id: 
     params: dict[str, Any] = {"index": FULLTEXT_INDEX, "lucene": lucene, "tenant": tenant, "id": note_id,
                               "ownerKeys": owner_keys, "afterTs": after[0], "afterId": after[1], "limit": limit}
     result = await tx.run(MENTION_CANDIDATES, **params)
-    return [note_from_node(record["n"]) async for record in result]
+    return [note_from_node(record["n"]) async for record in result if not vanished(record["n"])]

@@ -8,7 +8,7 @@ from neo4j import AsyncManagedTransaction
 
 from vaultgraph.domain import Note
 from vaultgraph.graph.links import merge_ghost
-from vaultgraph.graph.records import note_from_node, note_map
+from vaultgraph.graph.records import note_from_node, note_map, vanished
 
 # Every statement returning a note returns its projection (never the embedding) under the name `n`.
 _NOTE = note_map("n") + " AS n"
@@ -135,7 +135,7 @@ RETURN tag, count(*) AS count ORDER BY count DESC, tag
 
 async def note_by_id(tx: AsyncManagedTransaction, tenant: str, id: str) -> Note | None:
     record = await (await tx.run(NOTE_BY_ID, tenant=tenant, id=id)).single()
-    return note_from_node(record["n"]) if record else None
+    return note_from_node(record["n"]) if record and not vanished(record["n"]) else None
 
 
 async def note_by_slug(
@@ -144,12 +144,12 @@ async def note_by_slug(
     record = await (
         await tx.run(NOTE_BY_SLUG, tenant=tenant, slug=slug, ownerKeys=owner_keys, preferOwner=prefer_owner)
     ).single()
-    return note_from_node(record["n"]) if record else None
+    return note_from_node(record["n"]) if record and not vanished(record["n"]) else None
 
 
 async def notes_by_ids(tx: AsyncManagedTransaction, tenant: str, ids: list[str]) -> dict[str, Note]:
     result = await tx.run(NOTES_BY_IDS, tenant=tenant, ids=ids)
-    notes = [note_from_node(record["n"]) async for record in result]
+    notes = [note_from_node(record["n"]) async for record in result if not vanished(record["n"])]
     return {note.id: note for note in notes}
 
 
@@ -185,7 +185,7 @@ async def notes_by_slugs(
     tx: AsyncManagedTransaction, tenant: str, slugs: list[str], owner_keys: list[str] | None, prefer_owner: str
 ) -> dict[str, Note]:
     result = await tx.run(NOTES_BY_SLUGS, tenant=tenant, slugs=slugs, ownerKeys=owner_keys, preferOwner=prefer_owner)
-    notes = [note_from_node(record["n"]) async for record in result]
+    notes = [note_from_node(record["n"]) async for record in result if not vanished(record["n"])]
     return {note.slug: note for note in notes}
 
 
@@ -207,7 +207,7 @@ async def set_indexed(tx: AsyncManagedTransaction, tenant: str, indexed: dict[st
 async def notes_page(tx: AsyncManagedTransaction, backward: bool = False, **params: Any) -> list[Note]:
     """The page's rows in reading order: backward, the nearest to `before` first."""
     result = await tx.run(NOTES_PAGE_BACKWARD if backward else NOTES_PAGE, **params)
-    return [note_from_node(record["n"]) async for record in result]
+    return [note_from_node(record["n"]) async for record in result if not vanished(record["n"])]
 
 
 async def notes_page_and_total(

@@ -1,11 +1,11 @@
 """strawberry's graphql-transport-ws handler, encoding each shared result once for every socket.
 
-When subscribers share an execution (schema/broadcast.py) they also share its `data`: the same dict reaches every
-operation's `next`. This handler keeps the JSON text of recently sent `data` dicts (by identity, holding the dict
-so the identity stays its own) and splices it into each socket's message, so 500 subscribers cost one encoding of
-the payload and 500 short prefixes. The payload's text is the view's `encode_json` (orjson), the same a whole
-message would get; everything else — other message types, results with errors or extensions — goes through
-strawberry's handler unchanged.
+When subscribers share an execution (schema/extensions/broadcast.py) they also share its `data`: the same dict
+reaches every operation's `next`. This handler keeps the JSON text of recently sent `data` dicts (by identity,
+holding the dict so the identity stays its own) and splices it into each socket's message, so 500 subscribers cost
+one encoding of the payload and 500 short prefixes. The payload's text is the view's `encode_json` (orjson), the
+same a whole message would get; everything else — other message types, results with errors or extensions — goes
+through strawberry's handler unchanged.
 """
 
 from __future__ import annotations

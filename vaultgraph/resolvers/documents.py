@@ -84,12 +84,13 @@ async def update_document(
     id: Annotated[strawberry.ID, strawberry.argument(description="The document to change.")],
     input: Annotated[DocumentUpdateInput, strawberry.argument(description="The fields to change; the others stay.")],
 ) -> Document:
-    """Change a document's title, type, category or metadata (its file is untouched). NOT_FOUND for a document
-    you cannot write."""
+    """Change a document's title, type, category or metadata, or its file's text (`content`; the file is untouched
+    without it). NOT_FOUND for a document you cannot write."""
     ctx = info.context
     updated = await ctx.services.documents.update(
         ctx.principal, str(id), title=input.title, doc_type=input.doc_type, category=input.category,
-        metadata=_object(input.metadata, "metadata") if input.metadata is not None else None,
+        metadata=_object(input.metadata, "metadata") if input.metadata is not None else None, content=input.content,
+        if_content_hash=input.if_content_hash,
     )
     return Document.from_domain(updated)
 

@@ -7,9 +7,9 @@ from typing import Annotated
 
 import strawberry
 
-from vaultgraph.schema.broadcast import shared
 from vaultgraph.schema.context import Info
 from vaultgraph.schema.enrichment_types import EnrichmentEvent, EnrichmentProgress
+from vaultgraph.schema.extensions.broadcast import shared
 from vaultgraph.schema.types import Document
 
 

@@ -27,14 +27,14 @@ from vaultgraph.resolvers import vault as vault_resolvers
 from vaultgraph.resolvers import viewer as viewer_resolvers
 from vaultgraph.resolvers import weekly_review as weekly_review_resolvers
 from vaultgraph.resolvers import workspace as workspace_resolvers
-from vaultgraph.schema.broadcast import SharedResults, sharing_executor
-from vaultgraph.schema.document_cache import document_cache
-from vaultgraph.schema.errors import ErrorPolicy
+from vaultgraph.schema.extensions.broadcast import SharedResults, sharing_executor
+from vaultgraph.schema.extensions.document_cache import document_cache
+from vaultgraph.schema.extensions.errors import ErrorPolicy
+from vaultgraph.schema.extensions.metrics import operation_metrics
+from vaultgraph.schema.extensions.warnings import Warnings
 from vaultgraph.schema.links import Link
-from vaultgraph.schema.metrics import operation_metrics
 from vaultgraph.schema.scalars import SCALARS
 from vaultgraph.schema.types import Document, Note
-from vaultgraph.schema.warnings import Warnings
 
 
 def _described(resolver: Callable[..., Any]) -> str:
@@ -105,7 +105,7 @@ class Subscription:
 
 
 class VaultgraphSchema(strawberry.Schema):
-    shared_results: SharedResults  # subscription events executed once per shape (schema/broadcast.py)
+    shared_results: SharedResults  # subscription events executed once per shape (schema/extensions/broadcast.py)
 
     def process_errors(self, errors: list[GraphQLError], execution_context: ExecutionContext | None = None) -> None:
         """ErrorPolicy already logged what was unexpected; expected errors are answers, not log noise."""
@@ -116,8 +116,8 @@ def build_schema(
     config: StrawberryConfig | None = None,
     metrics: Metrics | None = None,
 ) -> strawberry.Schema:
-    """The schema; `create_app` adds the API limits (schema/limits.py), the batching config from Settings and the
-    metrics (/metrics: latency by operation, errors by code, live subscriptions)."""
+    """The schema; `create_app` adds the API limits (schema/extensions/limits.py), the batching config from Settings
+    and the metrics (/metrics: latency by operation, errors by code, live subscriptions)."""
     shared_results = SharedResults()
     config = config or StrawberryConfig()
     config.scalar_map = {**SCALARS, **config.scalar_map}  # JSON, Date, DateTime (schema/scalars.py)

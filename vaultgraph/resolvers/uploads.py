@@ -19,7 +19,7 @@ async def upload_documents(
     info: Info,
     files: Annotated[list[Upload], strawberry.argument(description=(
         "1-50 files, by the GraphQL multipart request spec; each at most 50 MB (LIMIT_EXCEEDED beyond), a text "
-        "format (UNSUPPORTED_FORMAT otherwise)."))],
+        "format or, with the formats extra, PDF, DOCX, PPTX or XLSX (UNSUPPORTED_FORMAT otherwise)."))],
     scope: Annotated[Scope, strawberry.argument(description=OWNER_SCOPE)] = Scope.SHARED,
     agent_id: Annotated[str | None, strawberry.argument(description=OWNER_AGENT)] = None,
     team_id: Annotated[str | None, strawberry.argument(description=OWNER_TEAM)] = None,
@@ -30,7 +30,9 @@ async def upload_documents(
                     "name gets a number (`report-2.md`).")] = False,
 ) -> UploadDocumentsPayload:
     """Store up to 50 text files (.md .markdown .txt .json .yaml .yml .csv .tsv .html .htm, 50 MB each) as
-    documents of the workspace; their content decides, not their names. A shared `folder` under `agents/` or
+    documents of the workspace; their content decides, not their names. With the formats extra (`pip install
+    'vaultgraph[formats]'`), .pdf .docx .pptx .xlsx files too: kept as sent, enriched from their Markdown (HTML
+    likewise); a corrupt or encrypted one fails its own enrichment. A shared `folder` under `agents/` or
     `teams/` (other owners' spaces) is INVALID_INPUT. One refused file refuses them all and nothing is stored.
     Needs the `Apollo-Require-Preflight` (or `X-Apollo-Operation-Name`) header: a browser cannot send it cross-site."""
     ctx = info.context

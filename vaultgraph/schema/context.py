@@ -21,7 +21,7 @@ class Context:
     loaders: Loaders = field(init=False)
     # A WebSocket's connection_init payload (strawberry sets it); the view authenticates it (http/view.py).
     connection_params: dict[str, Any] | None = None
-    # Non-fatal notices for the response's `extensions.warnings` (see schema/warnings.py).
+    # Non-fatal notices for the response's `extensions.warnings` (see schema/extensions/warnings.py).
     warnings: list[dict[str, str]] = field(default_factory=list)
 
     def __post_init__(self) -> None:

@@ -46,6 +46,13 @@ class DocumentUpdateInput:
         "A category of the workspace taxonomy (INVALID_INPUT for another); null or left out: unchanged."))
     metadata: JSON | None = strawberry.field(default=None, description=(
         "A JSON object replacing the metadata whole; null or left out: unchanged."))
+    content: str | None = strawberry.field(default=None, description=(
+        "The file's new text, UTF-8, at most 50 MB (LIMIT_EXCEEDED beyond), for a document of a text format "
+        "(UNSUPPORTED_FORMAT for an attachment): the file is rewritten and, if its text changed, the document is "
+        "QUEUED for enrichment again. Null or left out: the file is untouched."))
+    if_content_hash: str | None = strawberry.field(default=None, description=(
+        "With `content`: the `contentHash` of the text you edited. CONFLICT, and nothing changes, when the file "
+        "holds other text by now (someone saved it meanwhile); null or left out: the last write wins."))
 
 
 @strawberry.input(description=(

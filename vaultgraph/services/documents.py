@@ -77,6 +77,14 @@ def owner_of(scope: Scope, agent_id: str | None, team_id: str | None) -> Owner:
     return Owner(scope)
 
 
+def check_size(data: bytes) -> bytes:
+    """The file's bytes, when within a document's size limit (LIMIT_EXCEEDED otherwise)."""
+    if len(data) > MAX_FILE_BYTES:
+        raise LimitExceeded(f"content is {len(data)} bytes; a document holds at most {MAX_FILE_BYTES} bytes",
+                            field="content", limit=MAX_FILE_BYTES)
+    return data
+
+
 def title_from(path: str, content: str) -> str:
     """The first markdown heading, else the file name without its suffix."""
     for line in content.splitlines()[:50]:
@@ -106,10 +114,7 @@ class DocumentService:
         path = check_document_path(owner, draft.path)
         if draft.data is None:  # text content: a text kind (raw `data` is an imported attachment, kept as it is)
             check_text_name(path)
-        data = draft.data if draft.data is not None else draft.content.encode("utf-8")
-        if len(data) > MAX_FILE_BYTES:
-            raise LimitExceeded(f"content is {len(data)} bytes; a document holds at most {MAX_FILE_BYTES} bytes",
-                                field="content", limit=MAX_FILE_BYTES)
+        data = check_size(draft.data if draft.data is not None else draft.content.encode("utf-8"))
         category = await self.known_category(principal.tenant_id, draft.category)
         title = (draft.title or "").strip() or title_from(path, draft.content)
         if len(title) > MAX_TITLE_LENGTH:
@@ -197,11 +202,24 @@ class DocumentService:
 
     async def update(
         self, principal: Principal, document_id: str, title: str | None = None, doc_type: str | None = None,
-        category: str | None = None, metadata: dict[str, Any] | None = None,
+        category: str | None = None, metadata: dict[str, Any] | None = None, content: str | None = None,
+        if_content_hash: str | None = None,
     ) -> Document:
+        """Change the node's fields, and with `content` the file's text too; every input is checked first, so a
+        refused update changes nothing. `if_content_hash`: the hash of the text the caller edited; the file must
+        still hold it (CONFLICT otherwise), so an edit made meanwhile is never overwritten unseen."""
         document = await self.get_writable(principal, document_id)
         if title is not None and not (0 < len(title.strip()) <= MAX_TITLE_LENGTH):
             raise InvalidInput("title", f"1 to {MAX_TITLE_LENGTH} characters")
+        if if_content_hash is not None and content is None:
+            raise InvalidInput("ifContentHash", "goes with `content`: it guards a change of the file's text")
+        data = None if content is None else self._text_data(document, content)
+        if if_content_hash is not None:
+            current = sha256_hex(await self.read_bytes(principal, document))
+            if current != if_content_hash:
+                raise Conflict(f"{document.path} changed since you read it (its text's hash is {current} now): read "
+                               "it again and redo the edit, or leave out ifContentHash to overwrite it",
+                               id=document.id, contentHash=current)
         category = await self.known_category(principal.tenant_id, category)
         updated = await self.graph.write(
             cypher.update_document, tenant=principal.tenant_id, id=document.id,
@@ -209,7 +227,28 @@ class DocumentService:
             metadata=json.dumps(metadata) if metadata is not None else None,
         )
         assert updated is not None  # checked by _writable just before
-        return updated
+        return updated if data is None else await self._rewrite(principal.tenant_id, updated, data)
+
+    @staticmethod
+    def _text_data(document: Document, content: str) -> bytes:
+        """The bytes of a document's new text: a text format only (an attachment's bytes are not text), within the
+        size limit."""
+        check_text_name(document.path)
+        return check_size(content.encode("utf-8"))
+
+    async def _rewrite(self, tenant_id: str, document: Document, data: bytes) -> Document:
+        """Write the file, then record its hash and queue enrichment again if the text changed. The file goes
+        first: should the graph write fail, the next read finds the hash stale and records it (`read_bytes`)."""
+        await self.workspace.write(self.workspace.file_for(tenant_id, document.owner, document.path), data)
+        digest = sha256_hex(data)
+        if digest == document.content_hash:
+            return document
+        changed = await self.graph.write(sync_cypher.set_content, tenant_id, document.id, digest, len(data))
+        if changed is None:  # deleted meanwhile
+            raise NotFound(f"no document with id {document.id!r}", id=document.id)
+        if self.on_changed is not None:
+            await self.on_changed(changed)
+        return changed
 
     async def categories(self, principal: Principal) -> list[CategoryCount]:
         """Every category of the taxonomy with the documents `principal` can see in it, in the taxonomy's order;

@@ -36,7 +36,7 @@ from vaultgraph.graph.session import Graph
 from vaultgraph.services.documents import DocumentService
 from vaultgraph.services.links import LinkService
 from vaultgraph.workspace import Workspace, check_key, normalize_path, owner_of_place, place_of, sha256_hex
-from vaultgraph.workspace.formats import decode_text, is_text_name, not_text_reason
+from vaultgraph.workspace.formats import decode_text, is_converted_name, is_document_name, not_document_reason
 
 log = structlog.get_logger(__name__)
 
@@ -303,12 +303,13 @@ class WorkspaceSync:
         if document is not None and document.content_hash == digest:
             report.unchanged += 1
             return
-        text = decode_text(data)
+        # A PDF, DOCX… is kept as its bytes: enrichment converts it (and fails it alone if it is corrupt).
+        text = "" if is_converted_name(path) else decode_text(data)
         if text is None:
             report.skipped.append((relative, "binary or not UTF-8 text"))
             return
-        if document is None and not is_text_name(path):  # the same rule as createDocument and uploads
-            report.skipped.append((relative, not_text_reason(path)))
+        if document is None and not is_document_name(path):  # the same rule as uploads
+            report.skipped.append((relative, not_document_reason(path)))
             return
         try:
             if document is None:

@@ -16,12 +16,14 @@ from pathlib import PurePosixPath
 
 import yaml
 
-from vaultgraph.workspace.formats import TEXT_SUFFIXES, not_text_reason, suffix_of
+from vaultgraph.workspace.convert import converts
+from vaultgraph.workspace.formats import CONVERTED_SUFFIXES, TEXT_SUFFIXES, not_document_reason, suffix_of
 
 __all__ = ["SUFFIXES", "Refused", "check_content", "numbered", "storage_name", "suffix_of"]
 
-# The text formats an upload may carry are those of every other write path (vaultgraph.workspace.formats).
-SUFFIXES = TEXT_SUFFIXES
+# The text formats an upload may carry are those of every other write path (vaultgraph.workspace.formats), and the
+# converted ones (PDF, DOCX, PPTX, XLSX) when the formats extra is installed.
+SUFFIXES = TEXT_SUFFIXES + CONVERTED_SUFFIXES
 MAX_STEM_CHARS = 100
 FALLBACK_STEM = "upload"
 _UNSAFE = re.compile(r"[^\w .()+,=@-]+")  # \w is Unicode: readable names in any script stay readable
@@ -63,10 +65,17 @@ def numbered(name: str, n: int) -> str:
     return f"{path.stem}-{n}{path.suffix}"
 
 
-def check_content(suffix: str, data: bytes) -> str:
-    """The file's text when its content is what its suffix says; raises Refused (UNSUPPORTED_FORMAT) otherwise."""
+def check_content(suffix: str, data: bytes) -> str | None:
+    """The file's text when its content is what its suffix says; raises Refused (UNSUPPORTED_FORMAT) otherwise.
+
+    None for a converted format (PDF…): it is judged when enrichment converts it, so a corrupt or encrypted file
+    fails its own document's enrichment, not the upload of the files sent with it."""
     if suffix not in SUFFIXES:
-        raise Refused("UNSUPPORTED_FORMAT", not_text_reason(f"x{suffix}"))
+        raise Refused("UNSUPPORTED_FORMAT", not_document_reason(f"x{suffix}"))
+    if suffix in CONVERTED_SUFFIXES:
+        if not converts(suffix):
+            raise Refused("UNSUPPORTED_FORMAT", not_document_reason(f"x{suffix}"))
+        return None
     if b"\x00" in data:
         raise Refused("UNSUPPORTED_FORMAT", "binary content (a NUL byte), not text")
     try:

@@ -15,7 +15,6 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
-import numpy as np
 import structlog
 from neo4j import AsyncManagedTransaction
 
@@ -32,6 +31,7 @@ from vaultgraph.services.taxonomy import Taxonomy, tenant_taxonomy
 from vaultgraph.services.wikilink_sync import sync_document_text
 from vaultgraph.workers.classify import NO_CHAT_DETAIL, LinkClassifier
 from vaultgraph.workers.jobs import Job, Outcome, Result, active
+from vaultgraph.workers.offline_category import OfflineCategories
 from vaultgraph.workers.prepare import read_for_enrichment
 from vaultgraph.workers.prompts import embedding_text
 from vaultgraph.workers.summarize import Summarizer
@@ -40,7 +40,6 @@ from vaultgraph.workspace import Workspace
 
 log = structlog.get_logger(__name__)
 
-CATEGORY_MIN_COSINE = 0.2  # offline category pick: below this, nothing in the taxonomy fits and it is Others
 UNCHANGED_DETAIL = "unchanged since the last enrichment"
 
 
@@ -91,7 +90,7 @@ class Pipeline:
         self.classifier = LinkClassifier(graph, models)
         self.topics = TopicIndexer(graph, models, config.worker_id)
         self.timings = PhaseTimings()
-        self._category_vectors: dict[tuple[str, ...], np.ndarray[Any, np.dtype[np.float32]]] = {}
+        self.offline_categories = OfflineCategories(models)
 
     async def run(self, tenant: str, jobs: list[Job]) -> None:
         """Take the jobs as far as they go; each ends with a `result` (DONE and SKIPPED are written here)."""
@@ -275,26 +274,12 @@ class Pipeline:
             await self.graph.write(claim_cypher.release, tenant, ids, self.config.worker_id)
 
     async def _offline_categories(self, jobs: list[Job], taxonomy: Taxonomy) -> dict[str, str]:
-        """Without a chat model, the category whose description is nearest the document's vector."""
+        """Without a chat model, the category nearest the document's vector (workers/offline_category.py)."""
         if self.models.chat_available:
             return {}
-        wanted = [job for job in jobs if not job.claimed.explicit_category]
-        if not wanted:
-            return {}
-        choosable = taxonomy.choosable()
-        key = tuple(f"{c.id}: {c.description}" for c in choosable)
-        matrix = self._category_vectors.get(key)
-        if matrix is None:
-            matrix = np.asarray(await self.models.embed(list(key)), dtype=np.float32)
-            matrix /= np.clip(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12, None)
-            self._category_vectors[key] = matrix
-        picks = {}
-        for job in wanted:
-            vector = np.asarray(job.vector, dtype=np.float32)
-            scores = matrix @ (vector / max(float(np.linalg.norm(vector)), 1e-12))
-            best = int(np.argmax(scores))
-            picks[job.id] = choosable[best].id if scores[best] >= CATEGORY_MIN_COSINE else taxonomy.pick(None)
-        return picks
+        wanted = [(job.id, job.vector) for job in jobs if not job.claimed.explicit_category and job.vector]
+        picks = await self.offline_categories.pick(taxonomy, [vector for _, vector in wanted])
+        return {id: pick for (id, _), pick in zip(wanted, picks, strict=True)}
 
     async def _classify(self, tenant: str, jobs: list[Job], taxonomy: Taxonomy) -> None:
         if self.models.chat_available:

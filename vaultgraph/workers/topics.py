@@ -4,7 +4,7 @@ place of the document's old topics in one transaction per document, only while t
 With a chat model, the model says where the topics start (workers/prompts.py's `topics_prompt`, one call per
 document, the batch's calls side by side) for a text of at most TOPIC_INPUT_CHARS; a reply that does not validate,
 or a model that fails, falls back to the text's own way. That way (text/topics.py): a Markdown text by its headings
-(by length where it has none), another kind of text by length.
+(by length where it has none) and so is a file converted to Markdown (a PDF, DOCX…), another kind of text by length.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import hashlib
 import structlog
 from neo4j import AsyncManagedTransaction
 
+from vaultgraph.domain import Document
 from vaultgraph.errors import AppError
 from vaultgraph.graph import chunks as chunk_cypher
 from vaultgraph.graph import enrichment_claims as claim_cypher
@@ -36,6 +37,8 @@ from vaultgraph.text.topics import (
 )
 from vaultgraph.workers.jobs import Job, active
 from vaultgraph.workers.prompts import TOPIC_INPUT_CHARS, InvalidAnswer, parse_topics, topics_prompt
+from vaultgraph.workspace.convert import converts
+from vaultgraph.workspace.formats import is_converted_name, suffix_of
 
 log = structlog.get_logger(__name__)
 
@@ -44,10 +47,17 @@ TOPIC_TEMPERATURE = 0.1
 TOPIC_MAX_TOKENS = 2048
 
 
+def is_markdown(document: Document) -> bool:
+    """Whether the text enrichment reads is Markdown: a Markdown document's, or one converted to Markdown (a PDF,
+    DOCX, PPTX or XLSX file, and HTML with the formats extra)."""
+    path = document.path
+    return document.doc_type in HEADED_DOC_TYPES or is_converted_name(path) or converts(suffix_of(path))
+
+
 def drafts_for(job: Job) -> list[TopicDraft]:
     """The topics of the job's text by its headings (Markdown) or by length (any other text)."""
     text, title = job.content or "", job.document.title
-    if job.document.doc_type in HEADED_DOC_TYPES:
+    if is_markdown(job.document):
         return split_topics(text, title)
     return number(title, [Section((), text)])
 

@@ -70,6 +70,44 @@ scenario("an existing note opens in the editor from its detail", { full: true },
   await ex.shot("editing");
 });
 
+scenario("a markdown document opens in the editor and saves its file through updateDocument", {}, async (ex) => {
+  const id = await ex.makeDocument("guides/setup.md", "# Setup\n\nInstall the tools first.\n");
+  await ex.makeNote("Tools", "What we use.");
+  await ex.open();
+  const page = ex.page;
+  await ex.row("Setup").click();
+  await page.click("#detail-edit");
+  await expectVisible(page.locator("#editor-pane"));
+  await expectValue(page.locator("#editor-title"), "Setup");
+  await expectValue(page.locator("#editor-text"), "# Setup\n\nInstall the tools first.\n");
+  await expectText(page.locator("#editor-status"), "guides/setup.md");
+  assert.equal(await page.locator("#editor-kind").isVisible(), false, "a document has a docType, not a note kind");
+
+  await page.fill("#editor-text", "# Setup\n\nInstall the [[Tools]] first, then run them.\n");
+  await expectExactText(page.locator("#editor-preview a.wikilink"), "Tools");
+  await page.keyboard.press("Control+s");
+  await expectText(page.locator("#editor-status"), "Saved guides/setup.md");
+  const stored = (await ex.data("query($id: ID!) { document(id: $id) { title content enrichment { stage } } }", { id })).document;
+  assert.equal(stored.content, "# Setup\n\nInstall the [[Tools]] first, then run them.\n");
+  assert.equal(stored.title, "Setup");
+  await ex.shot("document-saved");
+
+  // Someone else rewrites the file while it is open here: the next save is refused (CONFLICT), nothing of theirs is
+  // overwritten, and the text typed here stays in the editor.
+  const theirs = "# Setup\n\nInstall the [[Tools]] first, then run them. Edited elsewhere.\n";
+  await ex.data("mutation($id: ID!, $c: String) { updateDocument(id: $id, input: {content: $c}) { id } }", { id, c: theirs });
+  await page.fill("#editor-text", "# Setup\n\nMine, typed on a stale copy.\n");
+  await page.keyboard.press("Control+s");
+  await expectText(page.locator("#editor-status"), "the file changed since it was opened");
+  await expectValue(page.locator("#editor-text"), "# Setup\n\nMine, typed on a stale copy.\n");
+  assert.equal((await ex.data("query($id: ID!) { document(id: $id) { content } }", { id })).document.content, theirs);
+
+  // The reading view shows the new text, not the one it read before the edit.
+  await page.click("button[data-view=graph]");
+  await expectText(page.locator("#reading-view"), "then run them");
+  await expectExactText(page.locator("#reading-view a.wikilink"), "Tools");
+});
+
 scenario("capture appends timestamped lines to today's daily note", { full: true }, async (ex) => {
   await ex.makeNote("Overview", "The map.");
   await ex.open();

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
 import path from "node:path";
 
-import { expectCount, expectExactText, expectText, expectValue, expectVisible, scenario } from "./support.mjs";
+import { expectCount, expectExactText, expectHidden, expectText, expectValue, expectVisible, scenario } from "./support.mjs";
 
 // A 1x1 PNG, and an SVG that would set a flag if it ever ran as a document.
 const PNG = Buffer.from("89504e470d0a1a0a0000000d4948445200000001000000010806000000"
@@ -142,3 +142,38 @@ scenario("attachments show as images, an SVG too, never as their source", { full
   assert.equal(await page.evaluate(() => window.__pwned ?? null), null);
   await ex.shot("svg-attachment");
 });
+
+scenario("hover previews a backlink row and an unresolved link, gone on mouse-out and Esc",
+  { full: true, allowError: CSP_REFUSED_HANDLER }, async (ex) => {
+    await ex.makeNote("Target", "# Target\n\nThe target's opening words.\n");
+    await ex.makeNote("Source", "Source text links to [[Target]] and [[Nowhere yet]].\n\n<img src=x onerror=\"window.__pwned = 'hover'\">\n");
+    await ex.open();
+    const page = ex.page;
+    const preview = page.locator("#hover-preview");
+    await ex.row("Target").click();
+
+    // A backlink row's note, previewed rendered and sanitised like the reading view.
+    const backlink = page.locator("[data-links=in] button.link-button", { hasText: "Source" });
+    await backlink.hover();
+    await expectVisible(preview);
+    await expectExactText(preview.locator(".hover-title"), "Source");
+    await expectText(preview, "Source text links to");
+    await expectExactText(preview.locator("a.wikilink.unresolved"), "Nowhere yet");
+    assert.equal(await preview.locator("[onerror], script").count(), 0);
+    await ex.shot("backlink-preview");
+    await page.mouse.move(2, 790); // mouse-out: the preview goes
+    await expectHidden(preview);
+
+    // An unresolved link previews as not created yet; Esc closes the preview and leaves the panel open.
+    await backlink.click();
+    const view = page.locator("#reading-view");
+    await expectText(view, "Source text links to");
+    await view.locator("a.wikilink.unresolved").hover();
+    await expectVisible(preview);
+    await expectExactText(preview.locator(".hover-title"), "Nowhere yet");
+    await expectText(preview, "Not created yet");
+    await page.keyboard.press("Escape");
+    await expectHidden(preview);
+    await expectVisible(page.locator("#detail-pane"));
+    assert.equal(await page.evaluate(() => window.__pwned ?? null), null);
+  });

@@ -5,6 +5,7 @@ import type { Api } from "./api";
 import { type Capabilities, typeString } from "./capabilities";
 import { byId, fill, formatBytes, h, marked, relativeTime } from "./dom";
 import { headingId } from "./markdown";
+import { EDITABLE_DOC_TYPES } from "./editor";
 import { MentionsSection } from "./mentions";
 import { edgeStyle, stageClass, typeColor, typeLabel } from "./palette";
 import { CREATE_LINK, DELETE_LINK, ITEM_DETAIL, LINK_TYPES, itemFieldsFor } from "./queries";
@@ -29,6 +30,8 @@ export interface DetailActions {
   linkDeleted: (id: string) => void;
   expand: (id: string) => Promise<number>;
   edit: (id: string) => void;
+  /** Open a text document in the editor. */
+  editDocument: (id: string) => void;
   /** Start a new note with this title (an unresolved link was clicked). */
   create: (title: string) => void;
   /** Filter the list by a tag (a #tag was clicked). */
@@ -96,7 +99,8 @@ export class DetailPanel {
     const self = { __typename: data.node.__typename, id: data.node.id, title: data.node.title };
     for (const link of data.node.outgoing.nodes) link.from = self;
     for (const link of data.node.backlinks.nodes) link.to = self;
-    if (this.current?.id !== data.node.id) this.reader.reset();
+    // A new item, or this document's file rewritten (an edit): what the reader cached of the old one goes.
+    if (this.current?.id !== data.node.id || this.current.contentHash !== data.node.contentHash) this.reader.reset();
     this.current = data.node;
     this.store.upsert([data.node], true);
     this.render(data.node);
@@ -194,6 +198,10 @@ export class DetailPanel {
       buttons.push(h("button", { class: "btn btn-primary", text: "Edit note", attrs: { type: "button", id: "detail-edit" },
         on: { click: () => this.actions.edit(item.id) } }));
     } else {
+      if (item.docType && EDITABLE_DOC_TYPES.has(item.docType) && this.caps.inputFields("DocumentUpdateInput").some((f) => f.name === "content")) {
+        buttons.push(h("button", { class: "btn btn-primary", text: "Edit document", attrs: { type: "button", id: "detail-edit" },
+          on: { click: () => this.actions.editDocument(item.id) } }));
+      }
       const field = this.caps.field("Mutation", "reenrich");
       const button = h("button", { class: "btn", text: "Re-enrich", attrs: { type: "button", id: "detail-reenrich" } });
       if (!field) {
@@ -221,19 +229,22 @@ export class DetailPanel {
   private linkSection(title: string, links: { totalCount: number; nodes: Link[] }, direction: "out" | "in"): HTMLElement {
     const rows = links.nodes.map((link) => this.linkRow(link, direction));
     const more = links.totalCount > links.nodes.length ? h("li", { class: "hint", text: `…and ${links.totalCount - links.nodes.length} more` }) : null;
-    return h("section", { class: "detail-section", data: { links: direction } },
+    const section = h("section", { class: "detail-section", data: { links: direction } },
       h("h3", null, title, h("span", { class: "count", text: String(links.totalCount) })),
       rows.length ? h("ul", { class: "links" }, rows, more)
         : h("p", { class: "hint", text: direction === "out" ? "No links from here yet." : "Nothing links here yet." }));
+    this.reader.previews(section); // hovering a row's target previews it, as a link in the text does
+    return section;
   }
 
   private linkRow(link: Link, direction: "out" | "in"): HTMLLIElement {
     const other = direction === "out" ? link.to : link.from;
     const style = edgeStyle(link.type);
     const target = other
-      ? h("button", { class: "link-button", text: other.title ?? other.id, attrs: { type: "button" },
+      ? h("button", { class: "link-button", text: other.title ?? other.id, attrs: { type: "button" }, data: { previewId: other.id },
         on: { click: () => this.store.select(other.id) } })
-      : h("span", { class: "ghost", text: `[[${link.ref}]]`, title: "Unresolved: nothing has this name yet. Ghosts show here, never in the graph." });
+      : h("span", { class: "ghost", text: `[[${link.ref}]]`, data: { previewMissing: link.ref ?? "" },
+        title: "Unresolved: nothing has this name yet. Ghosts show here, never in the graph." });
     const remove = direction === "out" ? h("button", { class: "icon-button", text: "×", title: "Delete this link",
       attrs: { type: "button", "aria-label": `Delete the ${style.label} link to ${other?.title ?? link.ref}` },
       on: { click: () => void this.deleteLink(link) } }) : null;

@@ -1,11 +1,13 @@
 // The note editor: markdown in a textarea with a live preview, `[[` completing note titles, Ctrl+S saving through
 // saveNote (the one write path for notes, guarded by the body hash so a concurrent edit is a CONFLICT, not a loss).
+// A text document (an uploaded or workspace .md or .txt file) opens in it too and saves through updateDocument,
+// which rewrites its file unless the file no longer holds the text opened here (ifContentHash: a CONFLICT, not a loss).
 
 import { type Api, ApiError } from "./api";
 import { byId, fill, h } from "./dom";
 import { renderMarkdown } from "./markdown";
 import { resolver } from "./resolve";
-import { NOTE_FOR_EDIT, NOTE_TITLES, SAVE_NOTE } from "./queries";
+import { DOCUMENT_FOR_EDIT, NOTE_FOR_EDIT, NOTE_TITLES, SAVE_NOTE, UPDATE_DOCUMENT } from "./queries";
 import type { Item, Store } from "./store";
 import { attempt, toastError, toastSuccess } from "./toast";
 
@@ -13,6 +15,14 @@ interface EditableNote extends Item {
   body: string;
   bodySha256: string;
 }
+
+interface EditableDocument extends Item {
+  content: string;
+  contentHash?: string | null; // of the text loaded here: updateDocument refuses the save if the file changed since
+}
+
+/** Document kinds the editor opens: text whose preview is markdown, or plain text. */
+export const EDITABLE_DOC_TYPES = new Set(["markdown", "text"]);
 
 interface SavePayload {
   saveNote: {
@@ -68,6 +78,8 @@ export class NoteEditor {
   private readonly save = byId<HTMLButtonElement>("editor-save");
   private readonly popup = byId<HTMLUListElement>("autocomplete");
   private note: EditableNote | null = null;
+  /** The text document open instead of a note, if one is. */
+  private doc: EditableDocument | null = null;
   private dirty = false;
   private titles: Title[] = [];
   private titlesLoaded: Promise<void> | null = null;
@@ -118,6 +130,7 @@ export class NoteEditor {
     void this.loadTitles();
     if (!id) {
       this.note = null;
+      this.showDocument(null);
       this.title.value = title;
       this.text.value = "";
       this.kind.value = "note";
@@ -138,7 +151,31 @@ export class NoteEditor {
     this.fillFrom(note);
   }
 
+  /** Open a text document (docType markdown or text) for editing: its title and its file's text. */
+  async openDocument(id: string): Promise<void> {
+    if (this.dirty && !window.confirm("Discard the unsaved changes of the note being edited?")) return;
+    void this.loadTitles();
+    const data = await attempt("Opening the document",
+      () => this.api.request<{ node: EditableDocument | null }>(DOCUMENT_FOR_EDIT, { id }));
+    if (!data?.node) return;
+    this.note = null;
+    this.showDocument(data.node);
+    this.title.value = data.node.title;
+    this.text.value = data.node.content;
+    this.setClean(`Editing the document ${data.node.path} — Save rewrites its file`);
+    this.renderPreview();
+    this.text.focus();
+  }
+
+  /** The editor shows this document (no kind: a document has a docType), or a note again with null. */
+  private showDocument(doc: EditableDocument | null): void {
+    this.doc = doc;
+    this.kind.hidden = doc !== null;
+    this.pane.dataset.editing = doc ? "document" : "note";
+  }
+
   private fillFrom(note: EditableNote): void {
+    this.showDocument(null);
     this.note = note;
     this.title.value = note.title;
     this.text.value = note.body;
@@ -172,10 +209,12 @@ export class NoteEditor {
 
   private renderPreview(): void {
     if (!this.text.value.trim()) fill(this.preview, h("p", { class: "hint", text: "The preview shows here." }));
+    else if (this.doc && this.doc.docType !== "markdown") fill(this.preview, h("pre", { class: "document-text", text: this.text.value }));
     else fill(this.preview, renderMarkdown(this.text.value, resolver(this.store)));
   }
 
   async saveNote(): Promise<void> {
+    if (this.doc) return this.saveDocument(this.doc);
     const title = this.title.value.trim();
     if (!title) {
       toastError(new Error("A note needs a title"), "Saving the note");
@@ -214,6 +253,35 @@ export class NoteEditor {
     this.store.upsert([result.note]);
     this.actions.saved(result.note, result.created);
     toastSuccess(`${result.created ? "Created" : "Saved"} “${result.note.title}”`);
+  }
+
+  /** updateDocument with the title and the whole text: the document's file is rewritten and enriched again. */
+  private async saveDocument(doc: EditableDocument): Promise<void> {
+    const content = this.text.value;
+    const title = this.title.value.trim();
+    this.save.disabled = true;
+    this.status.textContent = "Saving…";
+    let saved: Item;
+    try {
+      const guard = doc.contentHash ? { ifContentHash: doc.contentHash } : {};
+      saved = (await this.api.request<{ updateDocument: EditableDocument }>(UPDATE_DOCUMENT,
+        { id: doc.id, input: { content, ...guard, ...(title && title !== doc.title ? { title } : {}) } })).updateDocument;
+    } catch (err) {
+      this.save.disabled = false;
+      // CONFLICT: the file changed since it was opened here; the text stays in the editor, nothing is overwritten.
+      this.status.textContent = err instanceof ApiError && err.code === "CONFLICT"
+        ? "Not saved: the file changed since it was opened (open it again to see it; your text is still here)"
+        : "Not saved";
+      toastError(err, "Saving the document");
+      return;
+    }
+    if (this.doc?.id !== doc.id) return; // another item was opened meanwhile
+    this.showDocument({ ...saved, content });
+    this.title.value = saved.title;
+    this.setClean(`Saved ${saved.path} — ${new Date().toLocaleTimeString()}`);
+    this.store.upsert([saved]);
+    this.actions.saved(saved, false);
+    toastSuccess(`Saved “${saved.title}”`);
   }
 
   /** The note changed on the server since it was opened here (another tab, an agent, a capture): say so, and let

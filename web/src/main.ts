@@ -19,6 +19,7 @@ import { TagPane } from "./tags";
 import { TenantSwitcher } from "./tenants";
 import { toastWarning } from "./toast";
 import { UploadDialog } from "./upload";
+import { ImportDialog } from "./vault-import";
 
 type View = "graph" | "editor";
 
@@ -115,6 +116,10 @@ async function boot(): Promise<void> {
       setView("editor");
       void editor.open(id);
     },
+    editDocument: (id) => {
+      setView("editor");
+      void editor.openDocument(id);
+    },
     create: (title) => {
       setView("editor");
       void editor.open(null, title);
@@ -135,6 +140,11 @@ async function boot(): Promise<void> {
   new UploadDialog(api, caps, store, (items) => graph.addItems(items), () => {
     void list.load();
     void graph.load();
+  });
+  new ImportDialog(api, caps, () => {
+    void list.load();
+    void graph.load();
+    void tags.load();
   });
 
   // Tabs and keyboard shortcuts.

@@ -104,12 +104,13 @@ export class MentionsSection {
       toastSuccess(`Linked “${mention.text}” in ${source.title}`);
       this.linked(source.id);
     } catch (err) {
-      button.disabled = false;
       if (err instanceof ApiError && err.code === "CONFLICT") {
+        // The button stays disabled: it carries the old text's hash, and the list read again replaces it.
         toastError(new Error(`“${source.title}” changed since its mentions were read; they are read again, nothing was saved`), "Linking the mention");
         void this.load(host, id);
         return;
       }
+      button.disabled = false;
       toastError(err, "Linking the mention");
     }
   }

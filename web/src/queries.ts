@@ -49,6 +49,16 @@ export const NOTE_FOR_EDIT = `query NoteForEdit($id: ID!) {
   node(id: $id) { ... on Note { ${NOTE_FIELDS} body bodySha256 } }
 }`;
 
+/** A text document for the editor: its file's text. */
+export const DOCUMENT_FOR_EDIT = `query DocumentForEdit($id: ID!) {
+  node(id: $id) { ... on Document { ${DOCUMENT_FIELDS} content contentHash } }
+}`;
+
+/** A document's new title and text (updateDocument rewrites its file, unless it no longer holds the text read: CONFLICT). */
+export const UPDATE_DOCUMENT = `mutation UpdateDocument($id: ID!, $input: DocumentUpdateInput!) {
+  updateDocument(id: $id, input: $input) { ${DOCUMENT_FIELDS} contentHash }
+}`;
+
 export const GRAPH_VIEW = `query GraphView($center: ID, $hops: Int!, $limit: Int!, $direction: Direction! = BOTH,
     $linkTypes: [String!]) {
   graph(center: $center, hops: $hops, limit: $limit, direction: $direction, linkTypes: $linkTypes) {

@@ -38,6 +38,8 @@ const TEXT_TYPES = new Set(["markdown", "text", "json", "yaml", "csv", "tsv", "h
 const EMBED_DEPTH = 2;
 const PREVIEW_CHARS = 1500;
 const HOVER_DELAY_MS = 350;
+/** What shows a preview on hover: a wikilink (resolved or not), or an element naming its target. */
+const PREVIEWABLE = "a.wikilink[data-id], a.wikilink.unresolved, [data-preview-id], [data-preview-missing]";
 
 export function isAttachment(item: { docType?: string }): boolean {
   return item.docType !== undefined && !TEXT_TYPES.has(item.docType);
@@ -218,12 +220,18 @@ export class Reader {
       } else if (link.dataset.id) this.actions.open(link.dataset.id, link.dataset.heading ?? null);
       else if (link.classList.contains("unresolved")) this.actions.create(link.dataset.target ?? link.textContent ?? "");
     });
+    this.previews(host);
+  }
+
+  /** Hover (or focus) previews for the links of `host`: wikilinks of rendered markdown, and any element that names
+   * its target with `data-preview-id` (a backlink row) or a name not written yet with `data-preview-missing`. */
+  previews(host: HTMLElement): void {
     const enter = (e: Event) => {
-      const link = (e.target as HTMLElement).closest<HTMLAnchorElement>("a.wikilink[data-id]");
+      const link = (e.target as HTMLElement).closest<HTMLElement>(PREVIEWABLE);
       if (link && host.contains(link) && link !== this.hoverFor) this.hoverSoon(link);
     };
     const leave = (e: Event) => {
-      if ((e.target as HTMLElement).closest("a.wikilink[data-id]")) this.hideSoon();
+      if ((e.target as HTMLElement).closest(PREVIEWABLE)) this.hideSoon();
     };
     host.addEventListener("mouseover", enter);
     host.addEventListener("focusin", enter);
@@ -231,7 +239,7 @@ export class Reader {
     host.addEventListener("focusout", leave);
   }
 
-  private hoverSoon(link: HTMLAnchorElement): void {
+  private hoverSoon(link: HTMLElement): void {
     window.clearTimeout(this.hoverTimer);
     window.clearTimeout(this.hideTimer);
     this.hoverFor = link;
@@ -258,10 +266,15 @@ export class Reader {
     return true;
   }
 
-  private async preview(link: HTMLAnchorElement): Promise<void> {
-    const source = await this.source(link.dataset.id ?? "");
+  private async preview(link: HTMLElement): Promise<void> {
+    const id = link.dataset.id ?? link.dataset.previewId;
+    const source = id ? await this.source(id) : null;
     if (this.hoverFor !== link || !link.isConnected) return;
-    if (!source) {
+    if (!id) {
+      const name = link.dataset.previewMissing ?? link.dataset.target ?? link.textContent ?? "";
+      fill(this.popover, h("div", { class: "hover-title", text: name }),
+        h("p", { class: "hint", text: "Not created yet: nothing has this name. Click the link to start the note." }));
+    } else if (!source) {
       fill(this.popover, h("p", { class: "hint", text: "This item could not be loaded." }));
     } else {
       const resolve = resolver(this.store);

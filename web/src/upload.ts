@@ -10,8 +10,9 @@ import { attempt, toastError, toastSuccess } from "./toast";
 
 const MAX_FILES = 50;
 const MAX_BYTES = 50 * 1024 * 1024;
-// What the server accepts (it checks the content too: a binary file named .md is refused with the reason).
-const ACCEPT = ".md,.txt,.json,.yaml,.yml,.csv,.tsv,.html";
+// What the server accepts (it checks the content too: a binary file named .md is refused with the reason). The
+// office formats and PDF need the server's formats extra; a server without it refuses them, naming the extra.
+const ACCEPT = ".md,.txt,.json,.yaml,.yml,.csv,.tsv,.html,.pdf,.docx,.pptx,.xlsx";
 
 const UPLOAD_DOCUMENTS = `mutation UploadDocuments($files: [Upload!]!, $scope: Scope!, $agentId: String, $teamId: String) {
   uploadDocuments(files: $files, scope: $scope, agentId: $agentId, teamId: $teamId) {

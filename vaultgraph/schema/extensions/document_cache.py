@@ -5,7 +5,7 @@ the API limits' depth, alias and cost rules) was a tenth of a request's time. st
 `ValidationCache` do not fit: the limits build fresh rule classes per operation (the cost rule reads the
 operation's variables), so a cache keyed on the rules never hits. This one keys a validation on what the rules
 read: the query text and the variables' integer values (the sizes the cost rule multiplies and the size rule
-bounds, schema/sizes.py, an integral float as the integer it coerces to; any other value counts by its type
+bounds, schema/extensions/sizes.py, an integral float as the integer it coerces to; any other value counts by its type
 alone). Only successes are kept: a refused document is validated again each time, so every
 refusal still carries its own errors. Each schema holds its own cache (its limits come from its Settings).
 """
@@ -19,7 +19,7 @@ from graphql import DocumentNode
 from strawberry.extensions import SchemaExtension
 
 from vaultgraph.lru import Lru
-from vaultgraph.schema.sizes import as_integer
+from vaultgraph.schema.extensions.sizes import as_integer
 
 DEFAULT_MAXSIZE = 256  # distinct query texts kept; bounded so unique texts cannot grow memory without limit
 

@@ -8,8 +8,8 @@ error its service would: `INVALID_INPUT` naming the argument, with the service's
 
 The rule reads literals, the operation's variables (integer values only, an integral float counting as the integer
 graphql-core coerces it to; a value of another type fails variable coercion with its own error) and variables'
-defaults, which is exactly what the parse/validate cache keys on (schema/document_cache.py: the query text and the
-variables' integer values).
+defaults, which is exactly what the parse/validate cache keys on (schema/extensions/document_cache.py: the query
+text and the variables' integer values).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The GraphQL side of /metrics (vaultgraph/metrics.py): each operation's latency by type and name, and the live
-subscriptions. Errors are counted by code where their code is decided, in ErrorPolicy (schema/errors.py)."""
+subscriptions. Errors are counted by code where their code is decided, in ErrorPolicy (schema/extensions/errors.py)."""
 
 from __future__ import annotations
 
