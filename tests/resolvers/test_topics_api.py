@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from tests.agents.mcp_client import call, mcp_session
 from tests.resolvers.test_uploads_api import uploaded
 from tests.support import office_files
 from tests.support.server import RunningServer, run_server
@@ -144,3 +145,14 @@ async def test_an_uploaded_docx_becomes_topics_by_the_headings_of_its_markdown(s
     topics = (await enriched(server, document))["topics"]
     assert [t["name"] for t in topics] == ["Onboarding guide"]  # its one heading, not a cut by length
     assert topics[0]["content"].startswith("Ask the porcupine desk") and "Lockers" in topics[0]["content"]
+
+
+async def test_the_mcp_search_tool_names_the_topic_too(server: RunningServer) -> None:
+    document = (await server.data(CREATE, {"input": {"path": "q1.md", "content": REPORT, "title": "Q1 Report"}})
+                )["createDocument"]["id"]
+    topics = (await enriched(server, document))["topics"]
+    async with mcp_session(server.url, {"X-Vaultgraph-Agent": "scout"}) as session:
+        found = await call(session, "vault_search", query="Redis took the load", maxResults=3)
+    assert found["results"][0]["id"] == document
+    assert found["results"][0]["topic"] == {"id": topics[2]["id"], "name": "Caching",
+                                            "path": ["Q1 Report", "Performance", "Caching"]}

@@ -96,7 +96,8 @@ def build_mcp(services: Services) -> MCPServer:
     @mcp.tool(description=(
         "Search the vault (hybrid: full text and meaning) for documents and notes. Returns the best items with their "
         "id, title, relevance score (0-1) and a snippet (and rerankScore, when the server reranks: the order is "
-        "then the reranker's). Use read_item with an id for the full text. Mode graph "
+        "then the reranker's; and topic, the section of a document that matched: its id, name and path). Use "
+        "read_item with an id for the full text. Mode graph "
         "also follows one link both ways from the hits: at most 25 more items in `linked`, each with the link "
         "that brought it."))
     async def vault_search(

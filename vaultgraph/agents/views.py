@@ -22,8 +22,11 @@ def item_view(item: Item) -> dict[str, Any]:
 
 
 def hit_view(hit: SearchHit) -> dict[str, Any]:
-    """A ranked hit; `rerankScore` too when a reranker ordered it (the results then come in its order)."""
+    """A ranked hit; `rerankScore` too when a reranker ordered it (the results then come in its order), and `topic`
+    when a topic of the document matched (its id, name and path)."""
     view = {**item_view(hit.item), "score": round(hit.score, 4), "snippet": hit.snippet().text}
+    if hit.topic is not None:
+        view["topic"] = {"id": hit.topic.id, "name": hit.topic.name, "path": list(hit.topic.path)}
     if hit.rerank is not None:
         view["rerankScore"] = round(hit.rerank.score, 4)
     return view
