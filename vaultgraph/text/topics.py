@@ -125,6 +125,8 @@ def number(title: str, sections: Sequence[Section], max_chars: int = TOPIC_MAX_C
 
 def labels(content: str) -> tuple[str, ...]:
     """The #tags a topic's text carries (outside code), first spelling kept, at most MAX_LABELS."""
+    if "#" not in content:  # no tag to find: masking the code out of a long text costs more than the rest
+        return ()
     found: dict[str, str] = {}
     for name, _, _ in find_tags(mask_markup(content)):
         found.setdefault(name.casefold(), name)
