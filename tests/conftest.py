@@ -71,10 +71,11 @@ def pytest_configure(config: pytest.Config) -> None:
 
 # The modules holding the longest tests (`--durations`), longest first: they run first, so that under xdist the run
 # does not end waiting on one of them handed out last; the rest keep collection order, each module's tests together
-# (their module-scoped servers are built once per worker stretch). The `serial` group goes first anyway (xdist hands
-# out the biggest group first).
+# (their module-scoped servers are built once per worker stretch). The `serial` group's modules lead: one worker
+# runs that group whole, the longest stretch of the run.
 LONGEST_FIRST = (
-    "tests/test_bench_smoke.py", "tests/security/test_tenancy_random.py", "tests/graph/test_whole_reads.py",
+    "tests/scaling/test_multi_process.py", "tests/workers/test_crash_recovery.py", "tests/test_bench_smoke.py",
+    "tests/security/test_tenancy_random.py", "tests/graph/test_whole_reads.py",
     "tests/web/test_explorer_e2e.py", "tests/agents/test_context_pack_properties.py",
     "tests/security/test_disconnects.py", "tests/security/test_fuzz.py", "tests/services/test_note_batches.py",
     "tests/workers/test_pool.py", "tests/services/test_workspace_sync.py",

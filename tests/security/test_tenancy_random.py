@@ -42,7 +42,7 @@ from tests.agents.mcp_client import mcp_session
 from tests.resolvers.test_uploads_api import upload
 from tests.support.graphql_ws import GraphQLWebSocket, graphql_ws
 from tests.support.security import bearer
-from tests.support.server import RunningServer, run_server
+from tests.support.server import RunningServer, run_server, serve_tenants
 from tests.support.tiers import sized
 from vaultgraph.config import Settings
 from vaultgraph.services.auth import ApiKeyService
@@ -330,6 +330,7 @@ async def test_every_principal_sees_exactly_its_share(open_server: RunningServer
     world = World(SEED)
     # Two tenants are enough for one to hold what the other must not see; make test-all runs three.
     tenants = [f"{tenant}{c}" for c in "abc"[:sized(2, 3)]]
+    serve_tenants(open_server.app, tenants)  # its workers enrich these tenants' documents, no other test's
     world.principals = await _principals(keys, tenants, rng)
     admins = [w for w in world.principals if w.admin]
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -67,10 +67,24 @@ async def serve_on_loopback(app: Any, port: int = 0, **config: Any) -> AsyncIter
 
 @contextlib.asynccontextmanager
 async def run_server(settings: Settings) -> AsyncIterator[RunningServer]:
+    """A server of these settings on a free loopback port. Its enrichment workers never serve every tenant: the
+    suite's Neo4j holds every test's documents, each test's files under its own workspace root, so workers serving
+    all tenants would claim another test's documents and fail them as missing from the workspace (a run that put
+    the tenancy proof beside the multi-process test did). Unnamed, they serve the development tenant; a test with
+    tenants of its own adds them (`serve_tenants`)."""
+    if settings.enrichment_workers and settings.enrichment_tenants is None:
+        settings = settings.model_copy(update={"enrichment_tenants": [settings.dev_tenant]})
     app = create_app(settings)
     async with (serve_on_loopback(app, settings.port, lifespan="on", **uvicorn_options(settings)) as url,
                 httpx.AsyncClient(base_url=url, timeout=30) as client):
         yield RunningServer(url, client, app)
+
+
+def serve_tenants(app: Any, tenants: Iterable[str]) -> None:
+    """Let the app's enrichment workers (if it runs them) take these tenants' documents too."""
+    workers = app.state.workers
+    if workers is not None and workers.config.tenants is not None:
+        workers.config = dataclasses.replace(workers.config, tenants=workers.config.tenants | set(tenants))
 
 
 @dataclass
@@ -84,9 +98,7 @@ class SharedServer:
         one object), and enrich its documents too. Tenants of earlier tests stay served: their leftovers finish."""
         app = self.running.app
         app.state.graphql.authenticator.dev_tenant = tenant
-        workers = app.state.workers
-        if workers is not None and workers.config.tenants is not None:
-            workers.config = dataclasses.replace(workers.config, tenants=workers.config.tenants | {tenant})
+        serve_tenants(app, [tenant])
         return self.running
 
 
