@@ -13,6 +13,7 @@ import httpx
 import pytest
 
 from tests.support.server import RunningServer, run_server
+from tests.support.waiting import eventually
 from vaultgraph.config import Settings
 
 pytestmark = [pytest.mark.api, pytest.mark.graph]
@@ -271,7 +272,13 @@ async def test_a_taken_name_gets_a_number_the_same_content_is_unchanged_and_over
     [file] = replaced["files"]
     assert (file["path"], file["status"]) == ("plan.md", "UPDATED")
     assert file["document"]["id"] == first["files"][0]["document"]["id"]
-    assert replaced["documents"][0]["enrichment"]["stage"] == "QUEUED"  # re-enriched
+    # Enriched again, from the new text (requeued; the workers may be at it already when the answer is read).
+    enriched = await eventually(
+        lambda: server.data("query($id: ID!) { document(id: $id) { summary enrichment { stage } } }",
+                            {"id": file["document"]["id"]}),
+        lambda d: d["document"]["enrichment"]["stage"] == "DONE" and "v4" in (d["document"]["summary"] or ""),
+        60, "the overwritten document enriched from its new text")
+    assert "v1" not in enriched["document"]["summary"]
     assert (tenant_root / "plan.md").read_bytes() == b"# Plan\nv4"
     assert files_under(tenant_root) == ["plan-2.md", "plan-3.md", "plan.md"]
 
