@@ -18,7 +18,7 @@ from typing import Any
 from neo4j import AsyncManagedTransaction, AsyncResult
 
 from vaultgraph.domain import Direction, Item, Link
-from vaultgraph.graph.records import item_from_node, item_map, link_from_record, link_map
+from vaultgraph.graph.records import item_from_node, item_map, link_from_record, link_map, vanished
 
 
 @dataclass
@@ -255,7 +255,7 @@ async def bfs_level(
     result = await tx.run(LEVEL_QUERIES[direction], limit=limit, ranked=ranked, **params)
     return [
         {**dict(record), "item": item_from_node(record["m"])}
-        async for record in result
+        async for record in result if not vanished(record["m"])
     ]
 
 
@@ -265,7 +265,7 @@ async def global_graph(
     """The newest `node_limit` visible items (and whether there are more), the first `edge_limit` resolved edges
     among them, and how many edges there are among them in all."""
     result = await tx.run(GLOBAL_GRAPH_NODES, tenant=tenant, ownerKeys=owner_keys, limit=node_limit + 1)
-    nodes = [item_from_node(record["n"]) async for record in result]
+    nodes = [item_from_node(record["n"]) async for record in result if not vanished(record["n"])]
     more = len(nodes) > node_limit
     nodes = nodes[:node_limit]
     edges, total = await edges_among(tx, tenant, nodes, edge_limit)

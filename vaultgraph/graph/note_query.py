@@ -17,7 +17,7 @@ from neo4j import AsyncManagedTransaction
 
 from vaultgraph.domain import Note
 from vaultgraph.graph.notes import NOTE_LIST_FILTERS
-from vaultgraph.graph.records import note_from_node, note_map
+from vaultgraph.graph.records import note_from_node, note_map, vanished
 
 SCALAR_PREFIX = "fm."
 LIST_PREFIX = "fml."
@@ -169,4 +169,4 @@ async def query_page_and_total(
     """A page of the notes matching the list filters and `where`, and their total."""
     statement, query_params = query_statement(where, sorts)
     record = await (await tx.run(statement, **params, **query_params)).single(strict=True)
-    return [note_from_node(note) for note in record["page"]], int(record["total"])
+    return [note_from_node(note) for note in record["page"] if not vanished(note)], int(record["total"])

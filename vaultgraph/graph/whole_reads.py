@@ -24,7 +24,15 @@ from vaultgraph.domain import Direction, Item, Link, Note
 from vaultgraph.graph import items as item_cypher
 from vaultgraph.graph import links as link_cypher
 from vaultgraph.graph import notes as note_cypher
-from vaultgraph.graph.records import item_from_node, item_map, link_from_record, link_map, note_from_node, note_map
+from vaultgraph.graph.records import (
+    item_from_node,
+    item_map,
+    link_from_record,
+    link_map,
+    note_from_node,
+    note_map,
+    vanished,
+)
 from vaultgraph.graph.session import Graph
 
 
@@ -163,8 +171,9 @@ async def note_with_links(
     if not records:
         return None
     [record] = records
-    note = note_from_node(record["n"])
-    return note, _link_results(record, asks)
+    if vanished(record["n"]):  # deleted by a concurrent transaction after the MATCH
+        return None
+    return note_from_node(record["n"]), _link_results(record, asks)
 
 
 async def notes_page_with_links(
@@ -175,8 +184,8 @@ async def notes_page_with_links(
     [record] = await graph.read_records(notes_page_with_links_statement(asks, backward), **params)
     page = []
     for row in sorted(record["rows"], key=lambda row: int(row["i"])):
-        note = note_from_node(row["n"])
-        page.append((note, _link_results(row, asks)))
+        if not vanished(row["n"]):
+            page.append((note_from_node(row["n"]), _link_results(row, asks)))
     return page, int(record["total"])
 
 
@@ -254,8 +263,9 @@ async def traversal(graph: Graph, direction: Direction, hops: int, edges: bool =
     """`params`: tenant, seeds (ids to check), frontier (distinct seed ids, in order), types, ownerKeys, maxNodes,
     and edgeLimit with `edges`."""
     [record] = await graph.read_records(traversal_statement(direction, hops, edges), **params)
-    seeds = [item_from_node(node) for node in record["seeds"]]
+    seeds = [item_from_node(node) for node in record["seeds"] if not vanished(node)]
     levels = [[{"fid": row["fid"], "linkId": row["linkId"], "type": row["type"], "outgoing": row["outgoing"],
-                "item": item_from_node(row["m"])} for row in level] for level in record["levels"]]
+                "item": item_from_node(row["m"])} for row in level if not vanished(row["m"])]
+              for level in record["levels"]]
     return Traversal({item.id: item for item in seeds}, levels, list(record["edges"]) if edges else [],
                      int(record["totalEdges"]) if edges else 0)
