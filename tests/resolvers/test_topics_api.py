@@ -58,6 +58,9 @@ async def test_a_document_with_headings_gets_those_topics_in_order(server: Runni
     assert [t["depth"] for t in topics] == [0, 1, 2, 1]
     assert topics[2]["path"] == ["Q1 Report", "Performance", "Caching"]
     assert topics[2]["parent"] == {"id": topics[1]["id"]} and topics[0]["parent"] is None
+    first_two = await server.data("query($id: ID!) { document(id: $id) { topics(first: 2) { name } } }",
+                                  {"id": document})
+    assert [t["name"] for t in first_two["document"]["topics"]] == ["Q1 Report", "Performance"]
     assert topics[1]["content"].startswith("The P99 latency fell to 120ms.") and topics[1]["labels"] == ["latency"]
     assert all(t["document"] == {"id": document} for t in topics)
     node = (await server.data(NODE, {"id": topics[3]["id"]}))["node"]

@@ -34,6 +34,7 @@ QUERIES: dict[tuple[str, str], str] = {
     ("outgoing", "last"): "{{ notes(first: 10) {{ edges {{ node {{ outgoing(last: {n}) {{ totalCount }} }} }} }} }}",
     ("suggestions", "limit"): "{{ notes(first: 10) {{ nodes {{ suggestions(limit: {n}) {{ similarity }} }} }} }}",
     ("ghosts", "first"): "{{ ghosts(first: {n}) {{ ref }} }}",
+    ("topics", "first"): "{{ documents(first: 5) {{ nodes {{ topics(first: {n}) {{ id }} }} }} }}",
     ("unlinkedMentions", "first"): "{{ notes(first: 10) {{ nodes {{ unlinkedMentions(first: {n}) {{ "
                                    "pageInfo {{ hasNextPage }} }} }} }} }}",
     ("search", "limit"): '{{ search(query: "target", mode: KEYWORD, limit: {n}) {{ score }} }}',

@@ -15,6 +15,7 @@ from vaultgraph.schema.arguments import After, Before, First, Last, LinkTypes
 from vaultgraph.schema.context import Info
 from vaultgraph.schema.enums import schema_enum
 from vaultgraph.schema.loaders import CountKey, PageKey
+from vaultgraph.services.topics import DEFAULT_TOPICS, MAX_TOPICS
 
 if TYPE_CHECKING:
     from vaultgraph.schema.links import LinkConnection
@@ -162,8 +163,13 @@ class Document(Item):
         "The document's topics (its sections, EverOS's L2) in position order: by its headings, by the chat model "
         "when one is configured, else by length. Written by enrichment (EMBED), replaced whole when it runs again; "
         "empty until then."))
-    async def topics(self, info: Info) -> list[Topic]:
-        return [Topic.from_domain(t) for t in await info.context.loaders.topics.load(str(self.id))]
+    async def topics(
+        self, info: Info,
+        first: Annotated[int, strawberry.argument(description=(
+            f"The first this many topics in position order, 1 to {MAX_TOPICS} (INVALID_INPUT outside); the "
+            "rest are found through search and node(id)."))] = DEFAULT_TOPICS,
+    ) -> list[Topic]:
+        return [Topic.from_domain(t) for t in (await info.context.loaders.topics.load(str(self.id)))[:first]]
 
     @classmethod
     def from_domain(cls, doc: domain.Document) -> Document:

@@ -8,7 +8,13 @@ from vaultgraph.graph import topics as cypher
 from vaultgraph.graph.session import Graph
 from vaultgraph.graph.topics import TOPIC_ID_PREFIX
 
-__all__ = ["TOPIC_ID_PREFIX", "TopicService"]
+__all__ = ["DEFAULT_TOPICS", "MAX_TOPICS", "TOPIC_ID_PREFIX", "TopicService"]
+
+# `Document.topics(first:)`: the topics one read returns, from the first in position order. A section is at least
+# a hundred characters (text/topics.py folds shorter ones), so 500 covers a long report whole; more are reached
+# through search hits and node(id).
+DEFAULT_TOPICS = 100
+MAX_TOPICS = 500
 
 
 class TopicService:

@@ -38,6 +38,7 @@ from vaultgraph.services.mentions import MAX_PAGE as MENTIONS_MAX_PAGE
 from vaultgraph.services.pagination import page_size_problem
 from vaultgraph.services.search import MAX_LIMIT as SEARCH_MAX_LIMIT
 from vaultgraph.services.suggestions import MAX_SUGGESTIONS
+from vaultgraph.services.topics import MAX_TOPICS
 
 INVALID_INPUT = "INVALID_INPUT"
 # An argument of one of these names that the table below does not list is a page size (fail closed: a new list
@@ -66,6 +67,7 @@ def argument_bounds(page_size_max: int) -> dict[tuple[str, str], Bound]:
         **{(field, size): page for field in ("documents", "notes", "outgoing", "backlinks")
            for size in CONNECTION_SIZES},
         ("ghosts", "first"): Bound(1, MAX_GHOSTS),
+        ("topics", "first"): Bound(1, MAX_TOPICS),
         ("unlinkedMentions", "first"): Bound(1, MENTIONS_MAX_PAGE, page=True),
         ("search", "limit"): Bound(1, SEARCH_MAX_LIMIT),
         ("searchReport", "limit"): Bound(1, SEARCH_MAX_LIMIT),
