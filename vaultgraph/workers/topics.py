@@ -79,8 +79,8 @@ def text_hash(model: VectorModel, text: str) -> str:
 
 def _rows(drafts: list[TopicDraft], hashes: list[str], vectors: list[list[float]]) -> list[dict[str, object]]:
     return [{"position": d.position, "name": d.name, "path": list(d.path), "depth": d.depth, "heading": _heading(d),
-             "content": d.content, "labels": list(d.labels), "parent": d.parent, "hash": text_hash, "embedding": vector}
-            for d, text_hash, vector in zip(drafts, hashes, vectors, strict=True)]
+             "content": d.content, "labels": list(d.labels), "parent": d.parent, "hash": digest, "embedding": vector}
+            for d, digest, vector in zip(drafts, hashes, vectors, strict=True)]
 
 
 class TopicIndexer:
@@ -126,8 +126,10 @@ class TopicIndexer:
                   for heading, text, vector in rows}
         for (job, drafts), job_hashes in zip(plans, hashes, strict=True):
             for draft, h in zip(drafts, job_hashes, strict=True):
+                if h in vectors:
+                    continue
                 vector = shared.get((job.id, passage_key(_heading(draft), draft.content)))
-                if h not in vectors and vector is not None:
+                if vector is not None:
                     vectors[h] = vector
         return vectors
 
