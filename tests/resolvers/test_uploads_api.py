@@ -14,6 +14,7 @@ import httpx
 import pytest
 
 from tests.support.server import RunningServer, run_server
+from tests.support.waiting import eventually
 from vaultgraph.config import Settings
 
 pytestmark = [pytest.mark.api, pytest.mark.graph]
@@ -272,10 +273,16 @@ async def test_a_taken_name_gets_a_number_the_same_content_is_unchanged_and_over
     [file] = replaced["files"]
     assert (file["path"], file["status"]) == ("plan.md", "UPDATED")
     assert file["document"]["id"] == first["files"][0]["document"]["id"]
-    # Queued again for the new text (the answer may already show the workers at it): the stored hash is v4's.
-    # Whether that run ends from v4 is not asserted here: a fresh-clone run found the document at CLASSIFY with v1's
-    # summary 60 s after an overwrite made during v1's enrichment (issue note, 2026-12-02), an open bug.
+    # Queued again for the new text (the answer may already show the workers at it): the stored hash is v4's, and
+    # the run ends from v4. (A worker write racing the requeue once left v1's stage and a lease no one held, so the
+    # document sat at CLASSIFY with v1's summary; test_pool's racing-requeue test pins that down.)
     assert replaced["documents"][0]["contentHash"] == hashlib.sha256(b"# Plan\nv4").hexdigest()
+    enriched = await eventually(
+        lambda: server.data("query($id: ID!) { document(id: $id) { summary enrichment { stage } } }",
+                            {"id": file["document"]["id"]}),
+        lambda d: d["document"]["enrichment"]["stage"] == "DONE" and "v4" in (d["document"]["summary"] or ""),
+        60, "the overwritten document enriched from its new text")
+    assert "v1" not in enriched["document"]["summary"]
     assert (tenant_root / "plan.md").read_bytes() == b"# Plan\nv4"
     assert files_under(tenant_root) == ["plan-2.md", "plan-3.md", "plan.md"]
 

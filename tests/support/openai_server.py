@@ -263,7 +263,13 @@ class OpenAICompatibleServer:
 
     def _held(self, body: Any) -> bool:
         hold = self._hold
-        return hold is not None and not self._closing.is_set() and isinstance(body, dict) and hold(body)
+        if hold is None or self._closing.is_set() or not isinstance(body, dict):
+            return False
+        try:
+            return hold(body)
+        except Exception as exc:  # a matcher that cannot read this body does not hold it (nor answer it 500)
+            self.handler_errors.append(exc)
+            return False
 
     def in_flight_at(self, moment: float, route: RouteName | None = None) -> list[RecordedRequest]:
         """Calls that had arrived by `moment` (a `time.time()`) and were not answered by then."""

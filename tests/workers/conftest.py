@@ -32,7 +32,9 @@ _CANDIDATE = re.compile(r"^### Candidate (\d+)", re.MULTILINE)
 
 
 def user_message(body: dict[str, Any]) -> str:
-    return str(body["messages"][-1]["content"])
+    """The last message of a chat call; empty for other calls (an embeddings body has no messages)."""
+    messages = body.get("messages") or [{}]
+    return str(messages[-1].get("content", ""))
 
 
 def is_summary_call(body: dict[str, Any]) -> bool:

@@ -102,10 +102,14 @@ async def test_sigkill_of_the_server_mid_enrichment_resumes_and_summarizes_each_
         clock.lap("half DONE")
 
         # Hold the summary calls from here: the next batch's call arrives and waits, so the kill lands mid-batch.
+        held_from = time.time()
         model_server.hold(is_summary_call)
 
         async def summary_in_flight() -> bool:
-            return any(is_summary_call(r.body) for r in model_server.in_flight_at(time.time(), "chat"))
+            # One that arrived after the hold: it waits until the release, so it is still in flight at the kill (an
+            # earlier one may be answered between this check and the signal).
+            return any(is_summary_call(r.body) and r.received_at >= held_from
+                       for r in model_server.in_flight_at(time.time(), "chat"))
 
         await until(summary_in_flight, 60, "a summary call in flight")
         await first.kill()

@@ -211,3 +211,45 @@ async def test_a_final_stage_whose_worker_died_before_publishing_is_announced_on
     following = await asyncio.wait_for(anext(subscriber), timeout=10)
     assert following.stage is EnrichmentStage.QUEUED
     await subscriber.aclose()
+
+
+async def _blocked_on_a_lock(graph: Graph, marker: str) -> bool:
+    """Whether a transaction running a statement that mentions `marker` is waiting for a lock."""
+    records = await graph.read_records("SHOW TRANSACTIONS YIELD currentQuery, status "
+                                       "WHERE currentQuery CONTAINS $marker RETURN status", marker=marker)
+    return any(str(record["status"]).startswith("Blocked") for record in records)
+
+
+@pytest.mark.parametrize("write", ["advance", "renew"])
+async def test_a_worker_write_racing_a_requeue_lands_before_it_or_not_at_all(
+    harness: Harness, graph: Graph, write: str,
+) -> None:
+    """Neo4j reads committed data without locks: a worker's `claimedBy = $worker` check could read the claim just
+    before a requeue (an overwrite) removed it, then write after it, leaving the old text's stage and a lease no one
+    holds on the requeued document (found: an overwritten upload at CLASSIFY with v1's summary 60 s later). The
+    requeue here holds its lock while the worker's write waits; after the requeue commits, the write changes nothing.
+    """
+    [doc] = await harness.create(1)
+    tenant = harness.principal.tenant_id
+    assert len(await graph.write(claim_cypher.claim, tenant, [doc.id], "w-old", 60.0)) == 1
+    async with graph.driver.session(database=graph.database) as session:
+        requeue = await session.begin_transaction()
+        try:
+            await progress_cypher.requeue(requeue, tenant, [doc.id], None)  # holds the document's write lock
+            if write == "advance":
+                racing = asyncio.create_task(graph.write(
+                    stage_cypher.advance_stage, tenant, "w-old", EnrichmentStage.CLASSIFY,
+                    [{"id": doc.id, "attempt": 1}], 60.0))
+                marker = "d.enrichmentStage = $stage"
+            else:
+                racing = asyncio.create_task(graph.write(claim_cypher.renew_leases, tenant, [doc.id], "w-old", 60.0))
+                marker = "SET d.leaseUntil"
+            await eventually(lambda: _blocked_on_a_lock(graph, marker), bool, 30, "the worker's write waiting")
+            await requeue.commit()
+        finally:
+            await requeue.close()
+    assert not await racing  # nothing written: the claim was gone when the write got the lock
+    [state] = await graph.read(progress_cypher.document_states, tenant, [doc.id], None, 10)
+    assert state.stage is EnrichmentStage.QUEUED
+    # Claimable at once: no lease left behind by the late write.
+    assert [c.document.id for c in await graph.write(claim_cypher.claim, tenant, [doc.id], "w-new", 60.0)] == [doc.id]

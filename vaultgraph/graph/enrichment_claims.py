@@ -17,6 +17,7 @@ from neo4j import AsyncManagedTransaction
 
 from vaultgraph.domain import Document
 from vaultgraph.graph.enrichment_stages import UNFINISHED, lease_ms
+from vaultgraph.graph.locking import still_held
 from vaultgraph.graph.records import document_from_node
 from vaultgraph.graph.vectors import VectorModel, is_stale
 
@@ -44,18 +45,27 @@ MATCH (d:Document {tenantId: $tenant, id: id}) WHERE d.claimLock IS NOT NULL
 REMOVE d.claimLock
 """
 
+# Each write below rereads the claim under the lock (still_held): a renewal or release racing a requeue would
+# otherwise land after it, leaving a lease no worker holds (the document unclaimable until it runs out) or
+# removing another worker's new claim.
 RENEW_LEASES = """
 UNWIND $ids AS id
 MATCH (d:Document {tenantId: $tenant, id: id}) WHERE d.claimedBy = $worker
+""" + still_held() + """
 SET d.leaseUntil = datetime() + duration({milliseconds: $leaseMs})
 RETURN d.id AS id
 """
 
-HOLDS_CLAIM = "MATCH (d:Document {tenantId: $tenant, id: $id}) WHERE d.claimedBy = $worker RETURN d"
+HOLDS_CLAIM = """
+MATCH (d:Document {tenantId: $tenant, id: $id}) WHERE d.claimedBy = $worker
+""" + still_held() + """
+RETURN d
+"""
 
 RELEASE = """
 UNWIND $ids AS id
 MATCH (d:Document {tenantId: $tenant, id: id}) WHERE d.claimedBy = $worker
+""" + still_held() + """
 REMOVE d.claimedBy, d.leaseUntil
 """
 

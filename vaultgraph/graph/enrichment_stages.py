@@ -14,6 +14,7 @@ from neo4j import AsyncManagedTransaction
 
 from vaultgraph.domain import EnrichmentStage
 from vaultgraph.events.bus import DocumentStageChanged
+from vaultgraph.graph.locking import still_held
 from vaultgraph.graph.migrations import embedded_label, vector_index_name
 from vaultgraph.graph.records import to_datetime
 from vaultgraph.graph.vectors import VectorModel, from_model, set_vector
@@ -24,9 +25,11 @@ RUNNING_STAGES = (EnrichmentStage.PREPARE, EnrichmentStage.SUMMARIZE, Enrichment
 UNFINISHED = [EnrichmentStage.QUEUED.value, *(stage.value for stage in RUNNING_STAGES)]
 CLASSIFIED_BY = "enrichment"  # marks the edges this pipeline drew, so a re-run replaces them and nothing else
 
+
 ADVANCE_STAGE = """
 UNWIND $rows AS row
 MATCH (d:Document {tenantId: $tenant, id: row.id}) WHERE d.claimedBy = $worker
+""" + still_held() + """
 SET d.enrichmentStage = $stage, d.enrichmentAttempt = row.attempt, d.enrichmentError = null,
     d.enrichmentUpdatedAt = datetime(), d.leaseUntil = datetime() + duration({milliseconds: $leaseMs})
 RETURN d.id AS id, d.enrichmentUpdatedAt AS at
@@ -35,6 +38,7 @@ RETURN d.id AS id, d.enrichmentUpdatedAt AS at
 SAVE_PREPARED = """
 UNWIND $rows AS row
 MATCH (d:Document {tenantId: $tenant, id: row.id}) WHERE d.claimedBy = $worker
+""" + still_held() + """
 SET d.contentHash = row.contentHash, d.sizeBytes = row.sizeBytes
 """
 
@@ -43,6 +47,7 @@ SET d.contentHash = row.contentHash, d.sizeBytes = row.sizeBytes
 SAVE_SUMMARIES = """
 UNWIND $rows AS row
 MATCH (d:Document {tenantId: $tenant, id: row.id}) WHERE d.claimedBy = $worker
+""" + still_held() + """
 SET d.summary = row.summary, d.summaryHash = row.summaryHash
 FOREACH (_ IN CASE WHEN row.category IS NULL OR NOT (d.category IS NULL OR d.categorySource = 'enrichment')
                    THEN [] ELSE [1] END |
@@ -53,6 +58,7 @@ SAVE_EMBEDDINGS = """
 CYPHER 25
 UNWIND $rows AS row
 MATCH (d:Document {tenantId: $tenant, id: row.id}) WHERE d.claimedBy = $worker
+""" + still_held() + """
 FOREACH (_ IN CASE WHEN row.category IS NULL OR NOT (d.category IS NULL OR d.categorySource = 'enrichment')
                    THEN [] ELSE [1] END |
   SET d.category = row.category, d.categorySource = 'enrichment')
@@ -75,6 +81,7 @@ SET r = row.props, r.createdAt = datetime()
 FINISH = """
 UNWIND $rows AS row
 MATCH (d:Document {tenantId: $tenant, id: row.id}) WHERE d.claimedBy = $worker
+""" + still_held() + """
 SET d.enrichmentStage = 'DONE', d.enrichmentError = null, d.enrichmentDetail = row.detail,
     d.enrichedHash = row.enrichedHash, d.enrichmentUpdatedAt = datetime(), d.enrichmentAttempt = row.attempt,
     d.unannouncedUntil = datetime() + duration({milliseconds: $leaseMs})
@@ -85,6 +92,7 @@ RETURN d.id AS id, d.enrichmentUpdatedAt AS at
 END_WITH = """
 UNWIND $rows AS row
 MATCH (d:Document {tenantId: $tenant, id: row.id}) WHERE d.claimedBy = $worker
+""" + still_held() + """
 SET d.enrichmentStage = $stage, d.enrichmentError = row.error, d.enrichmentUpdatedAt = datetime(),
     d.enrichmentAttempt = row.attempt, d.unannouncedUntil = datetime() + duration({milliseconds: $leaseMs})
 REMOVE d.claimedBy, d.leaseUntil

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 
 from neo4j import AsyncManagedTransaction
 
+from vaultgraph.graph.locking import still_held
+
 MARK_PENDING = """
 UNWIND $ids AS id
 MATCH (n:Item:Note {tenantId: $tenant, id: id})
@@ -41,6 +43,7 @@ FINISH = """
 UNWIND $rows AS row
 MATCH (n:IndexPending:Note {tenantId: $tenant, id: row.id})
 WHERE n.indexClaimedBy = $worker
+""" + still_held("n", "indexClaimedBy") + """
 WITH n, row, coalesce(n.indexAttempts, 0) + 1 AS attempts
 REMOVE n.indexClaimedBy
 SET n.indexed = row.indexed, n.indexAttempts = CASE WHEN row.indexed THEN null ELSE attempts END,
@@ -54,6 +57,7 @@ RETURN count(n) AS finished
 RELEASE = """
 MATCH (n:IndexPending)
 WHERE n.indexClaimedBy = $worker
+""" + still_held("n", "indexClaimedBy") + """
 REMOVE n.indexClaimedBy, n.indexLeaseUntil
 """
 

@@ -288,7 +288,8 @@ class WorkerPool:
     async def _attempts(self, tenant: str, jobs: list[Job]) -> None:
         exhausted = [job for job in jobs if job.attempt > self.config.attempts]
         for job in exhausted:
-            job.fail(f"enrichment was interrupted {job.attempt - 1} times", retryable=False)
+            job.fail(f"enrichment used its {self.config.attempts} attempts, the last one interrupted (its worker "
+                     "stopped mid-run)", retryable=False)
         await self.pipeline.record_failures(tenant, exhausted)
         pending = [job for job in jobs if job.attempt <= self.config.attempts]
         while pending:
