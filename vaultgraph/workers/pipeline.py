@@ -3,7 +3,8 @@
 Each phase is entered in Neo4j (and published) for the whole batch before it runs, and its output is persisted on
 the documents before the next phase starts, so a crash loses at most the phase in flight. A failure inside a
 phase fails only the documents it concerns; a failure of the phase as a whole (the model is down, Neo4j is away)
-fails the batch's remaining documents for this attempt. Writes only touch documents this worker still holds.
+fails the batch's remaining documents for this attempt. Writes only touch documents this worker still holds;
+the stage marks themselves (entered, FAILED/SKIPPED, DONE, each persisted then published) are workers/stage_marks.py.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from neo4j import AsyncManagedTransaction
 
 from vaultgraph.domain import Document, EnrichmentStage
 from vaultgraph.errors import AppError
-from vaultgraph.events.bus import DocumentStageChanged, EventBus
+from vaultgraph.events.bus import EventBus
 from vaultgraph.graph import enrichment_claims as claim_cypher
 from vaultgraph.graph import enrichment_stages as stage_cypher
 from vaultgraph.graph import topics as topic_cypher
@@ -30,10 +31,11 @@ from vaultgraph.services.indexing import current_model
 from vaultgraph.services.taxonomy import Taxonomy, tenant_taxonomy
 from vaultgraph.services.wikilink_sync import sync_document_text
 from vaultgraph.workers.classify import NO_CHAT_DETAIL, LinkClassifier
-from vaultgraph.workers.jobs import Job, Outcome, Result, active
+from vaultgraph.workers.jobs import Job, Outcome, active
 from vaultgraph.workers.offline_category import OfflineCategories
 from vaultgraph.workers.prepare import read_for_enrichment
 from vaultgraph.workers.prompts import embedding_text
+from vaultgraph.workers.stage_marks import StageMarks
 from vaultgraph.workers.summarize import Summarizer
 from vaultgraph.workers.topics import TopicIndexer
 from vaultgraph.workspace import Workspace
@@ -91,6 +93,7 @@ class Pipeline:
         self.topics = TopicIndexer(graph, models, config.worker_id)
         self.timings = PhaseTimings()
         self.offline_categories = OfflineCategories(models)
+        self.stages = StageMarks(graph, bus, config.worker_id, config.lease_seconds)
 
     async def run(self, tenant: str, jobs: list[Job]) -> None:
         """Take the jobs as far as they go; each ends with a `result` (DONE and SKIPPED are written here)."""
@@ -104,7 +107,7 @@ class Pipeline:
         ]
         for stage, phase in phases:
             detail = NO_CHAT_DETAIL if stage is EnrichmentStage.CLASSIFY and not self.models.chat_available else None
-            running = await self._enter(tenant, active(jobs), stage, detail)
+            running = await self.stages.enter(tenant, active(jobs), stage, detail)
             if not running:
                 return
             started = time.perf_counter()
@@ -119,69 +122,11 @@ class Pipeline:
                 for job in active(running):
                     job.fail(f"{stage.value.lower()}: {reason}", retryable=retryable)
             self.timings.add(stage.value, time.perf_counter() - started, len(running))
-        await self._finish(tenant, active(jobs))
-
-    async def _publish(self, tenant: str, jobs: dict[str, Job], marks: list[stage_cypher.StageMark],
-                       stage: EnrichmentStage, error: Callable[[Job], str | None] = lambda job: None) -> None:
-        for mark in marks:
-            job = jobs[mark.document_id]
-            await self.bus.publish(DocumentStageChanged(
-                tenant_id=tenant, document_id=job.id, owner_key=job.document.owner.key, stage=stage,
-                attempt=job.attempt, error=error(job), at=mark.at, detail=job.detail,
-            ))
-
-    async def _enter(self, tenant: str, jobs: list[Job], stage: EnrichmentStage, detail: str | None) -> list[Job]:
-        """Persist and publish the stage for every job; the ones whose claim is gone drop out."""
-        if not jobs:
-            return []
-        rows = [{"id": job.id, "attempt": job.attempt} for job in jobs]
-        marks = await self.graph.write(stage_cypher.advance_stage, tenant, self.config.worker_id, stage, rows,
-                                       self.config.lease_seconds)
-        held = {mark.document_id for mark in marks}
-        for job in jobs:
-            if job.id not in held:
-                job.lose()
-            elif detail is not None:
-                job.detail = detail
-        await self._publish(tenant, {job.id: job for job in jobs}, marks, stage)
-        return [job for job in jobs if job.id in held]
-
-    async def _end(self, tenant: str, jobs: list[Job], stage: EnrichmentStage) -> None:
-        """Write FAILED or SKIPPED with each job's reason and give the claims up."""
-        if not jobs:
-            return
-        rows = [{"id": job.id, "error": job.result.reason if job.result else None, "attempt": job.attempt}
-                for job in jobs]
-        marks = await self.graph.write(stage_cypher.end_with, tenant, self.config.worker_id, stage, rows,
-                                       self.config.lease_seconds)
-        await self._publish(tenant, {job.id: job for job in jobs}, marks, stage,
-                            lambda job: job.result.reason if job.result else None)
-        await self._announced(tenant, marks)
+        await self.stages.finish(tenant, active(jobs))
 
     async def record_failures(self, tenant: str, jobs: list[Job]) -> None:
         """FAILED with the reason, after the last attempt (or at once when retrying cannot help)."""
-        await self._end(tenant, jobs, EnrichmentStage.FAILED)
-
-    async def _finish(self, tenant: str, jobs: list[Job]) -> None:
-        if not jobs:
-            return
-        rows = [{"id": job.id, "enrichedHash": job.content_hash, "detail": job.detail, "attempt": job.attempt}
-                for job in jobs]
-        marks = await self.graph.write(stage_cypher.finish, tenant, self.config.worker_id, rows,
-                                       self.config.lease_seconds)
-        done = {mark.document_id for mark in marks}
-        for job in jobs:
-            job.result = Result(Outcome.DONE) if job.id in done else Result(Outcome.LOST)
-        await self._publish(tenant, {job.id: job for job in jobs}, marks, EnrichmentStage.DONE)
-        await self._announced(tenant, marks)
-
-    async def _announced(self, tenant: str, marks: list[stage_cypher.StageMark]) -> None:
-        if not marks:
-            return
-        try:
-            await self.graph.write(stage_cypher.announced, tenant, marks)
-        except Exception as exc:  # a sweep announces these stages again; subscribers drop the repeat
-            log.warning("enrichment announcement not recorded", tenant=tenant, reason=str(exc))
+        await self.stages.end(tenant, jobs, EnrichmentStage.FAILED)
 
     async def _prepare(self, tenant: str, jobs: list[Job], taxonomy: Taxonomy) -> None:
         rows, unchanged = [], []
@@ -203,7 +148,7 @@ class Pipeline:
                 unchanged.append(job)
         if rows:
             await self.graph.write(stage_cypher.save_prepared, tenant, self.config.worker_id, rows)
-        await self._end(tenant, [job for job in jobs if job.result and job.result.outcome is Outcome.SKIPPED],
+        await self.stages.end(tenant, [job for job in jobs if job.result and job.result.outcome is Outcome.SKIPPED],
                         EnrichmentStage.SKIPPED)
         if unchanged:  # one enriched before topics existed goes on, to get them (its summary is kept)
             split = await self.graph.read(topic_cypher.with_topics, tenant, [job.id for job in unchanged])
@@ -211,7 +156,7 @@ class Pipeline:
                 if job.id not in split:
                     job.detail = None
             unchanged = [job for job in unchanged if job.id in split]
-        await self._finish(tenant, unchanged)
+        await self.stages.finish(tenant, unchanged)
 
     async def _summarize(self, tenant: str, jobs: list[Job], taxonomy: Taxonomy) -> None:
         fresh = []
@@ -258,20 +203,6 @@ class Pipeline:
             return
         if not report.indexed:
             job.fail(f"chunk indexing: {report.error or 'not indexed'}", retryable=True)
-
-    async def reembed(self, tenant: str, claimed: list[claim_cypher.Claimed]) -> None:
-        """Replace the vectors of finished documents made with another model; their stage stays DONE (and their
-        old vector serves) until the new one is written. The claims are given back either way."""
-        ids = [c.document.id for c in claimed]
-        try:
-            model = current_model(self.models)
-            texts = [embedding_text(c.document.title, c.document.path, c.document.summary) for c in claimed]
-            vectors = await self.models.embed(texts)
-            rows = [{"id": c.document.id, "vector": vector, "category": None}
-                    for c, vector in zip(claimed, vectors, strict=True)]
-            await self.graph.write(stage_cypher.save_embeddings, tenant, self.config.worker_id, model, rows)
-        finally:
-            await self.graph.write(claim_cypher.release, tenant, ids, self.config.worker_id)
 
     async def _offline_categories(self, jobs: list[Job], taxonomy: Taxonomy) -> dict[str, str]:
         """Without a chat model, the category nearest the document's vector (workers/offline_category.py)."""

@@ -121,7 +121,7 @@ class WorkerPool:
             worker_id=self.worker_id, lease_seconds=config.attempt_timeouts[0], sweep_seconds=config.sweep_seconds,
         ), self._slots, lambda: self.config.tenants) if note_hook is not None else None
         # Vectors of another embedding model, replaced while no enrichment waits.
-        self.reembedding = ReembedLane(graph, pipeline, ReembedConfig(
+        self.reembedding = ReembedLane(graph, pipeline.models, ReembedConfig(
             worker_id=self.worker_id, batch_size=config.batch_size, lease_seconds=config.lease_seconds,
             sweep_seconds=config.sweep_seconds,
         ), self._slots, lambda: self.config.tenants, lambda: bool(self.queue))

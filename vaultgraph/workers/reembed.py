@@ -1,6 +1,7 @@
 """Background re-embedding, the worker pool's third kind of work: finished documents whose vector another
 embedding model made (graph/vectors.py records the model and dimension on each) are claimed a batch at a time and
-re-embedded by the pipeline, their stage staying DONE and their old vector serving until the new one is written.
+re-embedded from the text enrichment embedded (title, path, summary), their stage staying DONE and their old
+vector serving until the new one is written.
 
 Enrichment comes first: the lane yields as soon as a document waits in the pool's queue, and takes a pool slot
 per batch like an enrichment batch. It looks again every `sweep_seconds`.
@@ -15,9 +16,11 @@ from dataclasses import dataclass
 import structlog
 
 from vaultgraph.graph import enrichment_claims as claim_cypher
+from vaultgraph.graph import enrichment_stages as stage_cypher
 from vaultgraph.graph.session import Graph
+from vaultgraph.models import ModelClient
 from vaultgraph.services.indexing import current_model
-from vaultgraph.workers.pipeline import Pipeline
+from vaultgraph.workers.prompts import embedding_text
 
 log = structlog.get_logger(__name__)
 
@@ -33,10 +36,10 @@ class ReembedConfig:
 
 
 class ReembedLane:
-    def __init__(self, graph: Graph, pipeline: Pipeline, config: ReembedConfig, slots: asyncio.Semaphore,
+    def __init__(self, graph: Graph, models: ModelClient, config: ReembedConfig, slots: asyncio.Semaphore,
                  tenants: Callable[[], frozenset[str] | None], enrichment_waits: Callable[[], bool]) -> None:
         self.graph = graph
-        self.pipeline = pipeline
+        self.models = models
         self.config = config
         self.slots = slots
         self.tenants = tenants
@@ -57,7 +60,7 @@ class ReembedLane:
         """Re-embed, a batch at a time and only while no enrichment waits, finished documents whose vector came
         from another embedding model; returns how many were re-embedded."""
         tenants = self.tenants()
-        model = current_model(self.pipeline.models)
+        model = current_model(self.models)
         size = self.config.batch_size
         stale = await self.graph.read(claim_cypher.stale_embeddings, sorted(tenants) if tenants is not None else None,
                                       model, size * BATCHES_PER_ROUND)
@@ -74,6 +77,20 @@ class ReembedLane:
                                                      ids[start:start + size], self.config.worker_id, model,
                                                      self.config.lease_seconds)
                     if claimed:
-                        await self.pipeline.reembed(tenant_id, claimed)
+                        await self.reembed(tenant_id, claimed)
                         done += len(claimed)
         return done
+
+    async def reembed(self, tenant: str, claimed: list[claim_cypher.Claimed]) -> None:
+        """Replace the vectors of finished documents made with another model; their stage stays DONE (and their
+        old vector serves) until the new one is written. The claims are given back either way."""
+        ids = [c.document.id for c in claimed]
+        try:
+            model = current_model(self.models)
+            texts = [embedding_text(c.document.title, c.document.path, c.document.summary) for c in claimed]
+            vectors = await self.models.embed(texts)
+            rows = [{"id": c.document.id, "vector": vector, "category": None}
+                    for c, vector in zip(claimed, vectors, strict=True)]
+            await self.graph.write(stage_cypher.save_embeddings, tenant, self.config.worker_id, model, rows)
+        finally:
+            await self.graph.write(claim_cypher.release, tenant, ids, self.config.worker_id)
