@@ -30,7 +30,8 @@ from vaultgraph.services.context_pack import (
 from vaultgraph.services.indexing import Indexer
 from vaultgraph.services.links import LinkService
 from vaultgraph.services.notes import NoteDraft, NoteService, SaveResult
-from vaultgraph.services.search import SearchMode, SearchRequest, SearchService
+from vaultgraph.services.search import SearchService
+from vaultgraph.services.search_request import SearchMode, SearchRequest
 from vaultgraph.text.tokens import TokenCounter, sentences
 from vaultgraph.workspace import Workspace
 

@@ -17,7 +17,8 @@ from vaultgraph.graph.session import Graph
 from vaultgraph.models import ModelConfig, OpenAIModelClient
 from vaultgraph.services.indexing import Indexer
 from vaultgraph.services.notes import NoteDraft, NoteService
-from vaultgraph.services.search import SearchMode, SearchRequest, SearchService
+from vaultgraph.services.search import SearchService
+from vaultgraph.services.search_request import SearchMode, SearchRequest
 from vaultgraph.text.chunking import ChunkingPolicy
 
 pytestmark = pytest.mark.graph

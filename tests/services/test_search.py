@@ -15,7 +15,8 @@ from vaultgraph.models.client import ModelClient
 from vaultgraph.services.fusion import FusionMethod, fuse
 from vaultgraph.services.indexing import Indexer
 from vaultgraph.services.notes import NoteDraft, NoteService
-from vaultgraph.services.search import SearchConfig, SearchMode, SearchRequest, SearchResult, SearchService
+from vaultgraph.services.search import SearchConfig, SearchResult, SearchService
+from vaultgraph.services.search_request import SearchMode, SearchRequest
 
 pytestmark = pytest.mark.graph
 

@@ -42,7 +42,7 @@ from vaultgraph.http.refusals import Refusal
 from vaultgraph.schema.use_cases import Services
 from vaultgraph.services.links import MAX_HOPS, MAX_TRAVERSAL_NODES, LinkDraft
 from vaultgraph.services.notes import NoteDraft
-from vaultgraph.services.search import SearchMode, SearchRequest
+from vaultgraph.services.search_request import SearchMode, SearchRequest
 
 INSTRUCTIONS = (
     "vaultgraph is a knowledge vault: documents and markdown notes joined by typed links ([[wikilinks]] in notes "

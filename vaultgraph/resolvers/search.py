@@ -10,7 +10,8 @@ from vaultgraph.schema.arguments import ItemTypes, ScopeFilter
 from vaultgraph.schema.context import Context, Info
 from vaultgraph.schema.search_types import Fusion, SearchHit, SearchMode, SearchReport
 from vaultgraph.schema.types import Scope
-from vaultgraph.services.search import SearchRequest, SearchResult
+from vaultgraph.services.search import SearchResult
+from vaultgraph.services.search_request import SearchRequest
 
 QueryArg = Annotated[str, strawberry.argument(description="Words or a question, 1-2,000 characters.")]
 TagsArg = Annotated[list[str] | None, strawberry.argument(description="Notes carrying any of these tags (at most 50).")]

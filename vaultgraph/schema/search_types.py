@@ -13,10 +13,11 @@ from vaultgraph.services.fusion import ChannelScore as DomainChannelScore
 from vaultgraph.services.fusion import FusionMethod
 from vaultgraph.services.fuzzy_links import Ghost as DomainGhost
 from vaultgraph.services.reranking import RerankReport
+from vaultgraph.services.search_request import SearchMode as DomainSearchMode
 from vaultgraph.services.suggestions import LinkSuggestion as DomainSuggestion
 
 # The services' enums are the schema's: registering them with strawberry returns the same classes.
-schema_enum(service.SearchMode, "Which channels a search runs.", {
+schema_enum(DomainSearchMode, "Which channels a search runs.", {
     "KEYWORD": "Full text (BM25 over titles, paths, summaries, bodies and chunks).",
     "VECTOR": "Embeddings (cosine); none when the embedding model is down (the report says why).",
     "HYBRID": "Both channels in parallel, fused (`fusion`); keyword only, with an UNAVAILABLE warning, when the "
@@ -27,7 +28,7 @@ schema_enum(FusionMethod, "How the two channels' scores combine into `score`, 0-
     "WEIGHTED": "0.4·keyword + 0.6·vector by default (configurable); a lone channel with results weighs 1.0.",
     "RRF": "Reciprocal rank fusion (k = 60), scaled to 0-1.",
 }, name="Fusion")
-SearchMode: TypeAlias = service.SearchMode
+SearchMode: TypeAlias = DomainSearchMode
 Fusion: TypeAlias = FusionMethod
 
 

@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from vaultgraph.domain import Direction, Document, Item, Principal, Reached, Scope
 from vaultgraph.errors import InvalidInput
 from vaultgraph.services.links import LinkService
-from vaultgraph.services.search import SearchHit, SearchMode, SearchRequest, SearchService, item_text
+from vaultgraph.services.search import SearchHit, SearchService, item_text
+from vaultgraph.services.search_request import SearchMode, SearchRequest
 from vaultgraph.text.tokens import TokenCounter, sentences
 
 DEFAULT_THRESHOLD = 0.3

@@ -22,7 +22,8 @@ from vaultgraph.graph.session import Graph
 from vaultgraph.models.client import ModelClient
 from vaultgraph.services.fuzzy_prompt import InvalidMatch, MatchCandidate, match_prompt, parse_match
 from vaultgraph.services.indexing import Indexer
-from vaultgraph.services.search import SearchMode, SearchRequest, SearchService, item_text
+from vaultgraph.services.search import SearchService, item_text
+from vaultgraph.services.search_request import SearchMode, SearchRequest
 from vaultgraph.services.wikilink_sync import target_owners
 
 log = structlog.get_logger(__name__)

@@ -7,12 +7,12 @@ graph mode the link that brought an item in. When the embedding model is down, h
 keyword channel alone and says that the vector channel was skipped, and why.
 
 Then, when a reranker is configured, the second stage of services/reranking.py reorders the top fused candidates.
+What a caller may ask for (the request, its checks, its filters) is services/search_request.py.
 """
 
 from __future__ import annotations
 
 import asyncio
-import enum
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -21,7 +21,7 @@ from typing import TypeVar
 import structlog
 
 from vaultgraph.config import Settings
-from vaultgraph.domain import Direction, Document, EnrichmentStage, Item, Note, Owner, Principal, Scope, Topic
+from vaultgraph.domain import Direction, EnrichmentStage, Item, Note, Owner, Principal, Scope, Topic
 from vaultgraph.errors import AppError, InvalidInput, Unavailable
 from vaultgraph.graph import items as item_cypher
 from vaultgraph.graph import links as link_cypher
@@ -45,35 +45,28 @@ from vaultgraph.services.fusion import (
 )
 from vaultgraph.services.indexing import strip_frontmatter
 from vaultgraph.services.reranking import RerankReport, RerankScore, rerank_stage
+from vaultgraph.services.search_request import (
+    STANDARD_TYPES,
+    SearchMode,
+    SearchRequest,
+    clean_list,
+    hit_filter,
+    passes,
+    validate,
+)
 from vaultgraph.services.similarity_floor import Background, null_of
 from vaultgraph.services.taxonomy import DEFAULT_TAXONOMY, tenant_taxonomy
 from vaultgraph.text.lucene import fallback_keywords, fulltext_query, query_terms
 from vaultgraph.text.snippets import Snippet, make_snippet
-from vaultgraph.workspace.formats import DOC_TYPES_BY_SUFFIX, FALLBACK_DOC_TYPE
 
 log = structlog.get_logger(__name__)
 T = TypeVar("T")
 
-MAX_QUERY_CHARS = 2000
-MAX_LIMIT = 100
-MAX_FILTER_VALUES = 50
 OVERFETCH = 2  # each channel brings twice the page, so fusion has candidates the other channel ranks higher
 MAX_RAW_HITS = 4000  # how deep a channel digs when filters keep rejecting what the index returns
 GRAPH_EXTRA_MAX = 25
 GRAPH_HOP_DECAY = 0.5  # an item reached by a link scores half the hit that led to it
 RERANK_DOCUMENT_CHARS = 2000  # of title + passage sent per candidate: cross-encoders read ~512 tokens at most
-ITEM_LABELS = {"document": "Document", "note": "Note"}
-# Types a filter may name before any item has them: the note kinds of the design and the document types given by
-# a file suffix. Any other name must be the kind or document type of an item the caller can see.
-STANDARD_TYPES = frozenset({"note", "daily", "moc", "literature", "meeting", FALLBACK_DOC_TYPE,
-                            *DOC_TYPES_BY_SUFFIX.values()})
-
-
-class SearchMode(enum.Enum):
-    KEYWORD = "KEYWORD"
-    VECTOR = "VECTOR"
-    HYBRID = "HYBRID"
-    GRAPH = "GRAPH"
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,21 +78,6 @@ class SearchConfig:
     cache_size: int = 256
     similarity_floor: bool = True
     rerank_candidates: int = 50
-
-
-@dataclass(frozen=True, slots=True)
-class SearchRequest:
-    query: str
-    mode: SearchMode = SearchMode.HYBRID
-    scope: Scope | None = None
-    types: Sequence[str] | None = None
-    tags: Sequence[str] | None = None
-    limit: int = 10
-    min_score: float | None = None
-    fusion: FusionMethod | None = None
-    exclude_ids: Sequence[str] = ()
-    categories: Sequence[str] | None = None  # EverOS's category filter: documents of any of these categories
-    rerank: bool = True  # the configured reranker's second stage; internal callers that only threshold scores skip it
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,39 +178,6 @@ def rerank_text(hit: SearchHit) -> str:
     return f"{hit.item.title}\n{hit.passage}"[:RERANK_DOCUMENT_CHARS]
 
 
-def _clean_list(values: Sequence[str] | None, name: str) -> list[str] | None:
-    if not values:
-        return None
-    if len(values) > MAX_FILTER_VALUES:
-        raise InvalidInput(name, f"at most {MAX_FILTER_VALUES} values")
-    cleaned = [value.strip() for value in values if value.strip()]
-    return cleaned or None
-
-
-def validate(request: SearchRequest) -> None:
-    if not request.query.strip():
-        raise InvalidInput("query", "must not be empty")
-    if len(request.query) > MAX_QUERY_CHARS:
-        raise InvalidInput("query", f"at most {MAX_QUERY_CHARS} characters")
-    if not 1 <= request.limit <= MAX_LIMIT:
-        raise InvalidInput("limit", f"between 1 and {MAX_LIMIT}")
-    if request.min_score is not None and not 0.0 <= request.min_score <= 1.0:
-        raise InvalidInput("minScore", "between 0 and 1")
-
-
-def hit_filter(principal: Principal, request: SearchRequest, categories: list[str] | None = None) -> HitFilter:
-    """The request's filters; `categories` as the taxonomy spells them (SearchService.check_categories)."""
-    types = _clean_list(request.types, "types") or []
-    labels = [ITEM_LABELS[t.casefold()] for t in types if t.casefold() in ITEM_LABELS]
-    kinds = [t for t in types if t.casefold() not in ITEM_LABELS]
-    tags = [tag.lstrip("#") for tag in _clean_list(request.tags, "tags") or []]
-    return HitFilter(
-        tenant=principal.tenant_id, owner_keys=principal.visible_owner_keys(),
-        scope=request.scope.value if request.scope else None, labels=labels or None, kinds=kinds or None,
-        tags=tags or None, exclude=list(request.exclude_ids), categories=categories,
-    )
-
-
 async def deepen(fetch: Callable[[int], Awaitable[list[RawHit]]], want: int) -> list[ChannelHit]:
     """Ask the index for more until `want` visible items are found, the index runs dry, or MAX_RAW_HITS."""
     limit = min(want * 2, MAX_RAW_HITS)  # chunks of one item take several rows
@@ -268,7 +213,7 @@ class SearchService:
     async def check_categories(self, principal: Principal, categories: Sequence[str] | None) -> list[str] | None:
         """The taxonomy's spelling of each category filter value; INVALID_INPUT naming `categories` and listing the
         tenant's categories when one is unknown. None (no filter) for none given."""
-        cleaned = _clean_list(categories, "categories")
+        cleaned = clean_list(categories, "categories")
         if cleaned is None:
             return None
         taxonomy = DEFAULT_TAXONOMY if self.workspace_root is None else await tenant_taxonomy(
@@ -389,7 +334,7 @@ class SearchService:
         extras: dict[str, SearchHit] = {}
         for row in rows:
             item: Item = row["item"]
-            if item.id in extras or item.id in entries or not _passes(item, where):
+            if item.id in extras or item.id in entries or not passes(item, where):
                 continue
             entry = entries[row["fid"]]
             source, target = (entry.item, item) if row["outgoing"] else (item, entry.item)
@@ -400,28 +345,6 @@ class SearchService:
             if len(extras) == GRAPH_EXTRA_MAX:
                 break
         return list(extras.values())
-
-
-def _passes(item: Item, where: HitFilter) -> bool:
-    """The request's scope, type, tag and category filters, applied to an item reached by a link."""
-    if where.exclude and item.id in where.exclude:
-        return False
-    if where.scope is not None and item.owner.scope.value != where.scope:
-        return False
-    if where.labels is not None or where.kinds is not None:
-        label = "Note" if isinstance(item, Note) else "Document"
-        kind = item.kind if isinstance(item, Note) else item.doc_type
-        if label not in (where.labels or []) and kind not in (where.kinds or []):
-            return False
-    if where.tags is not None:
-        tags = item.tags if isinstance(item, Note) else ()
-        if not set(tags) & set(where.tags):
-            return False
-    if where.categories is not None:
-        category = item.category if isinstance(item, Document) else None
-        if category not in where.categories:
-            return False
-    return True
 
 
 def above_floor(vector: list[ChannelHit], floor: float | None, keyword_ids: set[str]) -> list[ChannelHit]:

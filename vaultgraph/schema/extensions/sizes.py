@@ -36,7 +36,7 @@ from vaultgraph.services.fuzzy_links import MAX_GHOSTS
 from vaultgraph.services.links import GRAPH_NODE_CAP, MAX_HOPS, MAX_TRAVERSAL_NODES
 from vaultgraph.services.mentions import MAX_PAGE as MENTIONS_MAX_PAGE
 from vaultgraph.services.pagination import page_size_problem
-from vaultgraph.services.search import MAX_LIMIT as SEARCH_MAX_LIMIT
+from vaultgraph.services.search_request import MAX_LIMIT as SEARCH_MAX_LIMIT
 from vaultgraph.services.suggestions import MAX_SUGGESTIONS
 from vaultgraph.services.topics import MAX_TOPICS
 
