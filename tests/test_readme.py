@@ -55,6 +55,32 @@ def test_the_layout_names_every_package_and_module() -> None:
     assert not gone, f"the README's Layout names what vaultgraph/ no longer has: {gone}"
 
 
+def test_the_modules_a_package_entry_names_are_in_that_package() -> None:
+    """Inside a package's entry, each `name.py` and `sub/` it names is a module or package of that package (at
+    any depth), and each subpackage is named: a split or a move shows up here until the Layout follows it."""
+    entries: dict[str, str] = {}
+    current = None
+    for line in _layout_of_the_package().splitlines():
+        if re.match(r"  [a-z]", line):
+            current = line.split()[0]
+            entries[current] = line[len(current) + 2 :]
+        elif current is not None:
+            entries[current] += "\n" + line
+    stale, unnamed = [], []
+    for entry, text in entries.items():
+        if not entry.endswith("/"):
+            continue
+        package = PACKAGE / entry
+        modules = {p.name for p in package.rglob("*.py")}
+        subpackages = {f"{p.parent.name}/" for p in package.rglob("__init__.py") if p.parent != package}
+        # a top-level module (`runtime.py`) or another package's (`http/auth.py`) is a reference, not a module here
+        named = set(re.findall(r"(?<![\w/.*])([a-z_0-9]+(?:/|\.py))(?![\w/])", text)) - set(entries)
+        stale += [f"{entry}{name}" for name in sorted(named - modules - subpackages)]
+        unnamed += [f"{entry}{name}" for name in sorted(subpackages - named)]
+    assert not stale, f"the README's Layout names modules these packages do not have: {stale}"
+    assert not unnamed, f"name these subpackages in the README's Layout: {unnamed}"
+
+
 def _tour_blocks() -> list[str]:
     text = README.read_text()
     tour = text[text.index("## A five-minute tour") : text.index("## Neo4j: the local default")]
