@@ -12,7 +12,7 @@ import strawberry
 from starlette.datastructures import Headers
 
 from vaultgraph.http.multipart import LimitedMultiPartParser, UploadLimitExceeded
-from vaultgraph.schema.types import _selected_names
+from vaultgraph.schema.types.items import _selected_names
 from vaultgraph.services.uploads import UploadLimits
 
 
@@ -34,7 +34,7 @@ class Query:
 
 
 async def test_strawberry_info_still_carries_the_raw_field_nodes_and_fragments() -> None:
-    # schema/types.py reads the selection off `info._raw_info` (graphql-core's GraphQLResolveInfo): its
+    # schema/types/items.py reads the selection off `info._raw_info` (graphql-core's GraphQLResolveInfo): its
     # `field_nodes` and `fragments`. strawberry's public `selected_fields` converts the whole sub-selection on every
     # call, once per item of a list.
     schema = strawberry.Schema(Query)

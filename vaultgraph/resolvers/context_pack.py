@@ -9,7 +9,7 @@ import strawberry
 from vaultgraph.resolvers.search import CategoriesArg, warn_degraded
 from vaultgraph.schema.arguments import ItemTypes, ScopeFilter
 from vaultgraph.schema.context import Info
-from vaultgraph.schema.context_pack_types import ContextPack
+from vaultgraph.schema.types.context_pack import ContextPack
 from vaultgraph.services.context_pack import DEFAULT_MAX_ITEMS, DEFAULT_THRESHOLD
 
 

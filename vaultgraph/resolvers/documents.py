@@ -8,10 +8,10 @@ import strawberry
 
 from vaultgraph.errors import InvalidInput
 from vaultgraph.schema.arguments import After, Before, First, Last, ScopeFilter
-from vaultgraph.schema.category_types import Category
 from vaultgraph.schema.context import Info
-from vaultgraph.schema.inputs import DeletePayload, DocumentInput, DocumentUpdateInput, owner_scope
-from vaultgraph.schema.types import Document, DocumentConnection
+from vaultgraph.schema.types.categories import Category
+from vaultgraph.schema.types.inputs import DeletePayload, DocumentInput, DocumentUpdateInput, owner_scope
+from vaultgraph.schema.types.items import Document, DocumentConnection
 from vaultgraph.services.documents import DocumentDraft, DocumentFilter
 
 

@@ -8,9 +8,9 @@ from typing import Annotated
 import strawberry
 
 from vaultgraph.schema.context import Info
-from vaultgraph.schema.enrichment_types import EnrichmentEvent, EnrichmentProgress
 from vaultgraph.schema.extensions.broadcast import shared
-from vaultgraph.schema.types import Document
+from vaultgraph.schema.types.enrichment import EnrichmentEvent, EnrichmentProgress
+from vaultgraph.schema.types.items import Document
 
 
 async def enrichment_progress(info: Info) -> EnrichmentProgress:

@@ -10,9 +10,9 @@ from strawberry.scalars import JSON
 from vaultgraph.interop.canvas import neighbourhood_canvas
 from vaultgraph.schema.arguments import LinkTypes
 from vaultgraph.schema.context import Info
-from vaultgraph.schema.inputs import DeletePayload, LinkInput
-from vaultgraph.schema.links import GraphPath, GraphView, Link, TraversalNode, TraversalResult
-from vaultgraph.schema.types import Direction, Node, Topic, item_type
+from vaultgraph.schema.types.inputs import DeletePayload, LinkInput
+from vaultgraph.schema.types.items import Direction, Node, Topic, item_type
+from vaultgraph.schema.types.links import GraphPath, GraphView, Link, TraversalNode, TraversalResult
 from vaultgraph.services.links import LinkDraft
 from vaultgraph.services.topics import TOPIC_ID_PREFIX
 

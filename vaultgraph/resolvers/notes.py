@@ -10,7 +10,8 @@ import strawberry
 from vaultgraph.errors import AppError, InvalidInput
 from vaultgraph.schema.arguments import After, Before, First, Last, ScopeFilter
 from vaultgraph.schema.context import Info
-from vaultgraph.schema.inputs import (
+from vaultgraph.schema.prefetch import connection_asks, page_item_fields, prime, whole_reads
+from vaultgraph.schema.types.inputs import (
     DeletePayload,
     NoteInput,
     NotePatch,
@@ -20,10 +21,9 @@ from vaultgraph.schema.inputs import (
     SaveNotesResult,
     owner_scope,
 )
-from vaultgraph.schema.meeting_types import MeetingInput
-from vaultgraph.schema.note_query_types import NoteOrder, NoteWhere
-from vaultgraph.schema.prefetch import connection_asks, page_item_fields, prime, whole_reads
-from vaultgraph.schema.types import Note, NoteConnection, TagCount
+from vaultgraph.schema.types.items import Note, NoteConnection, TagCount
+from vaultgraph.schema.types.meetings import MeetingInput
+from vaultgraph.schema.types.note_query import NoteOrder, NoteWhere
 from vaultgraph.services import note_drafts
 from vaultgraph.services.meetings import Attendee, MeetingDraft
 from vaultgraph.services.note_drafts import KEEP, DayField, NoteDraft, NoteFilter, SaveResult

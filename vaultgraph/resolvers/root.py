@@ -32,9 +32,9 @@ from vaultgraph.schema.extensions.document_cache import document_cache
 from vaultgraph.schema.extensions.errors import ErrorPolicy
 from vaultgraph.schema.extensions.metrics import operation_metrics
 from vaultgraph.schema.extensions.warnings import Warnings
-from vaultgraph.schema.links import Link
 from vaultgraph.schema.scalars import SCALARS
-from vaultgraph.schema.types import Document, Note
+from vaultgraph.schema.types.items import Document, Note
+from vaultgraph.schema.types.links import Link
 
 
 def _described(resolver: Callable[..., Any]) -> str:

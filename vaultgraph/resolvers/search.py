@@ -8,8 +8,8 @@ import strawberry
 
 from vaultgraph.schema.arguments import ItemTypes, ScopeFilter
 from vaultgraph.schema.context import Context, Info
-from vaultgraph.schema.search_types import Fusion, SearchHit, SearchMode, SearchReport
-from vaultgraph.schema.types import Scope
+from vaultgraph.schema.types.items import Scope
+from vaultgraph.schema.types.search import Fusion, SearchHit, SearchMode, SearchReport
 from vaultgraph.services.search import SearchResult
 from vaultgraph.services.search_request import SearchRequest
 

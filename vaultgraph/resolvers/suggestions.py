@@ -7,8 +7,8 @@ from typing import Annotated
 import strawberry
 
 from vaultgraph.schema.context import Info
-from vaultgraph.schema.links import Link
-from vaultgraph.schema.search_types import GhostRef
+from vaultgraph.schema.types.links import Link
+from vaultgraph.schema.types.search import GhostRef
 from vaultgraph.services.suggestions import DEFAULT_ACCEPT_TYPE
 
 

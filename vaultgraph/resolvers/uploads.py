@@ -9,8 +9,8 @@ from strawberry.file_uploads import Upload
 
 from vaultgraph.schema.arguments import OWNER_AGENT, OWNER_SCOPE, OWNER_TEAM
 from vaultgraph.schema.context import Info
-from vaultgraph.schema.types import Scope
-from vaultgraph.schema.upload_types import UploadDocumentsPayload, UploadedFile
+from vaultgraph.schema.types.items import Scope
+from vaultgraph.schema.types.uploads import UploadDocumentsPayload, UploadedFile
 from vaultgraph.services.documents import owner_of
 from vaultgraph.services.uploads import UploadSource
 

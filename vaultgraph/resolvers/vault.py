@@ -7,7 +7,7 @@ from typing import Annotated
 import strawberry
 
 from vaultgraph.schema.context import Info
-from vaultgraph.schema.vault_types import VaultExportReport, VaultImportReport
+from vaultgraph.schema.types.vault import VaultExportReport, VaultImportReport
 
 
 async def import_vault(

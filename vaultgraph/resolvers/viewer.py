@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from vaultgraph.schema.context import Info
-from vaultgraph.schema.viewer_types import Viewer
+from vaultgraph.schema.types.viewer import Viewer
 
 
 def viewer(info: Info) -> Viewer:

@@ -7,7 +7,7 @@ from typing import Annotated
 import strawberry
 
 from vaultgraph.schema.context import Info
-from vaultgraph.schema.review_types import WeeklyReviewPayload
+from vaultgraph.schema.types.review import WeeklyReviewPayload
 
 
 async def generate_weekly_review(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from vaultgraph.schema.context import Info
-from vaultgraph.schema.workspace_types import WorkspaceScanReport
+from vaultgraph.schema.types.workspace import WorkspaceScanReport
 
 
 async def rescan_workspace(info: Info) -> WorkspaceScanReport:

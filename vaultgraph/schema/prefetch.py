@@ -45,7 +45,7 @@ def _children(fields: Iterable[SelectedField], *path: str) -> list[SelectedField
 
 def connection_asks(item_fields: Iterable[Any]) -> list[ConnectionAsk]:
     """The `outgoing`/`backlinks` connections selected on an item (`item_fields`: the fields selecting the item),
-    one per response key, with what each needs, in the way `schema/types.py`'s `_connection` decides it."""
+    one per response key, with what each needs, in the way `schema/types/items.py`'s `_connection` decides it."""
     by_key: dict[str, list[SelectedField]] = {}
     for field in _fields(item_fields):
         for child in _fields(field.selections):
@@ -98,8 +98,8 @@ def page_item_fields(list_fields: Iterable[Any]) -> list[SelectedField]:
 
 def prime(loaders: Loaders, item_id: str, asks: Sequence[ConnectionAsk],
           answers: Sequence[ConnectionAnswer | None]) -> None:
-    """Put the answers where the connection fields of `item_id` will look (see schema/types.py `_connection` and
-    schema/links.py `LinkConnection`): a page with its total, a page alone, or a total alone."""
+    """Put the answers where the connection fields of `item_id` will look (see schema/types/items.py `_connection` and
+    schema/types/links.py `LinkConnection`): a page with its total, a page alone, or a total alone."""
     for ask, answer in zip(asks, answers, strict=True):
         if answer is None:
             continue

@@ -12,7 +12,7 @@ from strawberry.dataloader import DataLoader
 from vaultgraph import domain
 from vaultgraph.schema.context import Info
 from vaultgraph.schema.loaders import CountKey, PageKey
-from vaultgraph.schema.types import Direction, Document, Item, LinkOrigin, Node, Note, PageInfo, item_type
+from vaultgraph.schema.types.items import Direction, Document, Item, LinkOrigin, Node, Note, PageInfo, item_type
 
 K = TypeVar("K")
 V = TypeVar("V")

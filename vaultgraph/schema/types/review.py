@@ -8,7 +8,7 @@ from typing import TypeAlias
 import strawberry
 
 from vaultgraph.schema.enums import schema_enum
-from vaultgraph.schema.types import Item, Note, item_type
+from vaultgraph.schema.types.items import Item, Note, item_type
 from vaultgraph.services import weekly_review as service
 
 schema_enum(service.SourceRole, "What a source of a weekly review is.", {

@@ -8,7 +8,7 @@ import strawberry
 from strawberry.scalars import JSON
 
 from vaultgraph.schema.arguments import OWNER_AGENT, OWNER_SCOPE, OWNER_TEAM
-from vaultgraph.schema.types import Note, Scope
+from vaultgraph.schema.types.items import Note, Scope
 
 # Input fields with a default are nullable, null meaning the default: a non-null field with a default is optional
 # to a client yet typed as required, and code generators (ariadne-codegen) then demand it.

@@ -5,7 +5,7 @@ from __future__ import annotations
 import strawberry
 
 from vaultgraph.schema.enums import schema_enum
-from vaultgraph.schema.types import Document
+from vaultgraph.schema.types.items import Document
 from vaultgraph.services.uploads import StoredFile, UploadStatus
 
 schema_enum(UploadStatus, "What an upload did with one file.", {

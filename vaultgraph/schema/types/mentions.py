@@ -5,7 +5,7 @@ from __future__ import annotations
 import strawberry
 
 from vaultgraph.domain import Page
-from vaultgraph.schema.types import Note, PageInfo
+from vaultgraph.schema.types.items import Note, PageInfo
 from vaultgraph.services import mentions as service
 
 

@@ -18,9 +18,9 @@ from vaultgraph.schema.loaders import CountKey, PageKey
 from vaultgraph.services.topics import DEFAULT_TOPICS, MAX_TOPICS
 
 if TYPE_CHECKING:
-    from vaultgraph.schema.links import LinkConnection
-    from vaultgraph.schema.mention_types import UnlinkedMentionConnection
-    from vaultgraph.schema.search_types import LinkSuggestion
+    from vaultgraph.schema.types.links import LinkConnection
+    from vaultgraph.schema.types.mentions import UnlinkedMentionConnection
+    from vaultgraph.schema.types.search import LinkSuggestion
 
 # The domain's enums are the schema's: registering them with strawberry returns the same classes.
 schema_enum(domain.Scope, "Who can see an item: one agent, one team, or the tenant.", {
@@ -57,10 +57,10 @@ EnrichmentStage: TypeAlias = domain.EnrichmentStage
 LinkOrigin: TypeAlias = domain.LinkOrigin
 Direction: TypeAlias = domain.Direction
 
-LinkConnectionType = Annotated["LinkConnection", strawberry.lazy("vaultgraph.schema.links")]
-LinkSuggestionType = Annotated["LinkSuggestion", strawberry.lazy("vaultgraph.schema.search_types")]
+LinkConnectionType = Annotated["LinkConnection", strawberry.lazy("vaultgraph.schema.types.links")]
+LinkSuggestionType = Annotated["LinkSuggestion", strawberry.lazy("vaultgraph.schema.types.search")]
 UnlinkedMentionConnectionType = Annotated["UnlinkedMentionConnection",
-                                          strawberry.lazy("vaultgraph.schema.mention_types")]
+                                          strawberry.lazy("vaultgraph.schema.types.mentions")]
 MentionsFirst: TypeAlias = Annotated[int | None, strawberry.argument(description=(
     "Notes of this page, counted from the start (or from `after`); 20 by default, 1 to 50 (each one's body is "
     "read); INVALID_INPUT outside it."))]
@@ -98,7 +98,7 @@ def _selected_names(info: Info) -> set[str]:
 
 def _connection(info: Info, item_id: str, outgoing: bool, types: list[str] | None, first: int | None,
                 after: str | None, last: int | None, before: str | None) -> LinkConnection:
-    from vaultgraph.schema.links import LinkConnection
+    from vaultgraph.schema.types.links import LinkConnection
 
     key_types = tuple(types) if types else None
     selected = _selected_names(info)
@@ -242,7 +242,7 @@ class Note(Item):
     @strawberry.field(description="Similar notes not linked yet, with similarity and passage; computed, never stored.")
     async def suggestions(self, info: Info, limit: Annotated[int, strawberry.argument(
             description="Suggestions to return, 1-50.")] = 10) -> list[LinkSuggestionType]:
-        from vaultgraph.schema.search_types import LinkSuggestion  # imports this module: at call time
+        from vaultgraph.schema.types.search import LinkSuggestion  # imports this module: at call time
 
         found = await info.context.services.suggestions.suggest(info.context.principal, str(self.id), limit)
         return [LinkSuggestion.from_domain(s) for s in found]
@@ -254,7 +254,7 @@ class Note(Item):
         "Each mention comes with the [[wikilink]] to write in its place."))
     async def unlinked_mentions(self, info: Info, first: MentionsFirst = None,
                                 after: After = None) -> UnlinkedMentionConnectionType:
-        from vaultgraph.schema.mention_types import UnlinkedMentionConnection  # imports this module: at call time
+        from vaultgraph.schema.types.mentions import UnlinkedMentionConnection  # imports this module: at call time
 
         found = await info.context.services.mentions.page(info.context.principal, str(self.id), first, after)
         return UnlinkedMentionConnection.from_domain(found)

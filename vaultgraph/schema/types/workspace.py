@@ -5,7 +5,7 @@ from __future__ import annotations
 import strawberry
 
 from vaultgraph.events.bus import WorkspaceScanProgress
-from vaultgraph.schema.vault_types import SkippedFile
+from vaultgraph.schema.types.vault import SkippedFile
 from vaultgraph.services.workspace_sync import ScanReport
 
 

@@ -9,7 +9,7 @@ import strawberry
 from vaultgraph import domain
 from vaultgraph.events.bus import DocumentStageChanged
 from vaultgraph.schema import types  # noqa: F401 (registers the EnrichmentStage enum with strawberry)
-from vaultgraph.schema.workspace_types import WorkspaceScan
+from vaultgraph.schema.types.workspace import WorkspaceScan
 from vaultgraph.services.enrichment import Progress
 
 

@@ -7,7 +7,7 @@ from typing import TypeAlias
 import strawberry
 
 from vaultgraph.schema.enums import schema_enum
-from vaultgraph.schema.types import Item, Topic, item_type
+from vaultgraph.schema.types.items import Item, Topic, item_type
 from vaultgraph.services import search as service
 from vaultgraph.services.fusion import ChannelScore as DomainChannelScore
 from vaultgraph.services.fusion import FusionMethod

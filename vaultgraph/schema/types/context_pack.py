@@ -7,7 +7,7 @@ from typing import TypeAlias
 import strawberry
 
 from vaultgraph.schema.enums import schema_enum
-from vaultgraph.schema.types import Direction, Item, item_type
+from vaultgraph.schema.types.items import Direction, Item, item_type
 from vaultgraph.services import context_pack as service
 
 schema_enum(service.PackRole, "Why an item is in a context pack.", {
