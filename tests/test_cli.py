@@ -6,8 +6,13 @@ the environment's. tests/test_cli_lazy_imports.py starts the entry point as a pr
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import io
 import json
+import os
+import struct
+import termios
+import threading
 from pathlib import Path
 
 import pytest
@@ -63,6 +68,38 @@ def test_a_summary_is_aligned_lines_for_a_script_and_one_object_as_json() -> Non
     assert plain.getvalue().splitlines() == ["3 files: 2 created, 1 skipped", "  created  2", "  skipped  1",
                                              "  skipped a.md: why"]
     assert json.loads(as_json.getvalue()) == {"created": 2, "skipped": 1}
+
+
+def test_on_a_terminal_progress_is_a_rich_bar_and_the_summary_a_table() -> None:
+    """A real pseudo-terminal (`os.openpty`), 100 columns: both see a terminal and draw with rich."""
+    leader, follower = os.openpty()
+    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0))
+    chunks: list[bytes] = []
+
+    def drain() -> None:  # read as it is written, so a full pty buffer never blocks the writer
+        while True:
+            try:
+                chunk = os.read(leader, 65536)
+            except OSError:  # EIO: the terminal's other end is closed
+                return
+            if not chunk:
+                return
+            chunks.append(chunk)
+
+    reader = threading.Thread(target=drain)
+    reader.start()
+    with open(follower, "w", encoding="utf-8") as terminal:
+        with Progress("import", stream=terminal) as progress:
+            assert progress.rich
+            for done in range(1, 4):
+                progress(done, 3, f"note{done}.md")
+        Summary("3 files: 3 created", [("created", 3), ("skipped", 0)], ["  all went in"], {}).show(False, terminal)
+    reader.join(timeout=10)
+    os.close(leader)
+    shown = b"".join(chunks).decode()
+    assert "import" in shown and "3/3" in shown and "note3.md" in shown
+    assert "3 files: 3 created" in shown and "┃" in shown and "all went in" in shown  # rich's table border
+    assert "[" + "#" * 30 + "]" not in shown  # not the plain lines a script gets
 
 
 @pytest.mark.graph
