@@ -49,7 +49,7 @@ def start_test_neo4j(repo: Path) -> TestNeo4j:
         # One data folder per port: runs on different ports (parallel work, CI beside a dev run) never collide.
         data_dir=repo / ".vaultgraph-test" / str(port), neo4j_bolt_port=port, neo4j_heap_mb=1024, neo4j_pagecache_mb=512
     )
-    local = local_neo4j.LocalNeo4j.from_settings(settings)
+    local = local_neo4j.LocalNeo4j.from_settings(settings, short_lived=True)
     owned = local_neo4j.start(local, settings.java_home, settings.neo4j_start_timeout)
     uri = settings.local_bolt_uri
     return TestNeo4j(

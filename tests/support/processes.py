@@ -164,7 +164,7 @@ class PrivateNeo4j:
 
     @property
     def server(self) -> local_neo4j.LocalNeo4j:
-        return local_neo4j.LocalNeo4j.from_settings(self.settings)
+        return local_neo4j.LocalNeo4j.from_settings(self.settings, short_lived=True)
 
     @property
     def uri(self) -> str:

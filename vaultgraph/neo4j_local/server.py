@@ -36,11 +36,12 @@ class LocalNeo4j:
     port: int
     heap_mb: int
     pagecache_mb: int
+    short_lived: bool = False  # a server for one run of minutes (tests, a benchmark): see SHORT_LIVED_*
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> LocalNeo4j:
+    def from_settings(cls, settings: Settings, *, short_lived: bool = False) -> LocalNeo4j:
         return cls(settings.neo4j_home.resolve(), settings.neo4j_bolt_port, settings.neo4j_heap_mb,
-                   settings.neo4j_pagecache_mb)
+                   settings.neo4j_pagecache_mb, short_lived)
 
     @property
     def pid_file(self) -> Path:
@@ -78,11 +79,19 @@ class LocalNeo4j:
 # size, so the size buys no better plan. An operator of a standalone Neo4j may set the same in its neo4j.conf.
 NEO4J_SETTINGS = {"internal.cypher.use_parameter_size": "false"}
 
+# A Neo4j that lives for minutes (a test run) spends most of its CPU compiling itself and replanning: measured on a
+# fresh server under tests/services + tests/resolvers/test_notes_api.py, the JIT's compile time was over half the
+# JVM's CPU, and Cypher replans each statement as the statistics of a database growing from empty diverge. C1
+# alone (no C2 tier) compiles cheaply enough for such a run, and plans are kept; a long-running server wants both.
+SHORT_LIVED_JVM_OPTIONS = ("-XX:TieredStopAtLevel=1",)
+SHORT_LIVED_SETTINGS = {"dbms.cypher.min_replan_interval": "1h", "dbms.cypher.statistics_divergence_threshold": "1.0"}
+
 
 def write_settings(server: LocalNeo4j) -> Path:
     target = server.home / "vaultgraph-neo4j.conf"
     target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text("".join(f"{key}={value}\n" for key, value in NEO4J_SETTINGS.items()))
+    settings = {**NEO4J_SETTINGS, **(SHORT_LIVED_SETTINGS if server.short_lived else {})}
+    target.write_text("".join(f"{key}={value}\n" for key, value in settings.items()))
     return target
 
 
@@ -117,7 +126,8 @@ def start(server: LocalNeo4j, java_home_setting: Path | None, timeout: float) ->
     server.log_file.parent.mkdir(parents=True, exist_ok=True)
     command = [
         str(java_home / "bin" / "java"), f"-Xms{server.heap_mb}m", f"-Xmx{server.heap_mb}m",
-        "-XX:+UseG1GC", "-XX:+ExitOnOutOfMemoryError", "--enable-native-access=ALL-UNNAMED",
+        "-XX:+UseG1GC", "-XX:+ExitOnOutOfMemoryError", *(SHORT_LIVED_JVM_OPTIONS if server.short_lived else ()),
+        "--enable-native-access=ALL-UNNAMED",
         "-cp", f"{CLASSES_DIR}{os.pathsep}{LIB_DIR}/*", LAUNCHER_CLASS,
         str(server.home), str(server.port), str(server.pagecache_mb), str(write_settings(server)),
     ]
