@@ -24,6 +24,12 @@ async function chain(ex) {
   return { a, b, c, d, lonely };
 }
 
+/** The largest drawn disc's radius on screen, in pixels.
+ * @param {import("./support.mjs").Explorer} ex */
+const largestDisc = (ex) => ex.hook((vg) => Math.max(...vg.graph.nodes()
+  .filter((/** @type {string} */ n) => vg.graphPane.visibleNodes.has(n))
+  .map((/** @type {string} */ n) => vg.sigma.scaleSize(vg.sigma.getNodeDisplayData(n).size))));
+
 /** @param {import("./support.mjs").Explorer} ex */
 const drawn = (ex) => ex.hook((vg) => vg.graph.nodes().filter((/** @type {string} */ n) => vg.graphPane.visibleNodes.has(n)).sort());
 
@@ -50,7 +56,11 @@ scenario("the local graph isolates one note by depth, direction and link type", 
   await ex.page.locator("#graph-local-depth").dispatchEvent("change");
   await ex.waitHook((vg) => vg.graphPane.local?.depth === 2 && vg.graph.order === 3);
   assert.deepEqual(await drawn(ex), [ids.b, ids.c, ids.d].sort());
+  // A handful of nodes is framed as a part of a larger picture: discs of a readable size, not filling the pane.
+  const radius = await largestDisc(ex);
+  assert.ok(radius >= 4 && radius <= 30, `the largest disc has a radius of ${radius} px`);
   await ex.shot("local");
+  await ex.figure("local-graph");
 
   await ex.page.click("#graph-local-close");
   await ex.waitHook((vg) => vg.graphPane.local === null && vg.graph.order === 5);
@@ -187,3 +197,4 @@ scenario("graph nodes are reached and opened by keyboard", { full: true }, async
   await ex.waitHook((vg) => vg.graphPane.keyboardNode === null);
   assert.equal(await ex.hook((vg) => vg.store.selectedId), now); // one Esc, one layer
 });
+
