@@ -2,6 +2,7 @@
 /** The reading view (issue 26.1): a note rendered whole in the detail pane, safely; attachments shown as what they
  * are; links that navigate, preview on hover, or start the note they name. */
 import assert from "node:assert/strict";
+import { readFile } from "node:fs/promises";
 
 import { expectCount, expectExactText, expectHidden, expectText, expectValue, expectVisible, scenario } from "./support.mjs";
 
@@ -170,3 +171,20 @@ scenario("hover previews a backlink row and an unresolved link, gone on mouse-ou
     assert.equal(await page.evaluate(() => window.__pwned ?? null), null);
   });
 
+scenario("an attachment that is not an image is a download of its bytes, never shown as text", { full: true }, async (ex) => {
+  const pdf = Buffer.from("%PDF-1.4\n% a stand-in: only its bytes matter here\n%%EOF\n");
+  const report = await ex.importVault({ "files/manual.pdf": pdf });
+  assert.deepEqual(report.attachments, ["files/manual.pdf"]);
+  await ex.open();
+  const page = ex.page;
+  await ex.row("manual.pdf").click();
+  const button = page.locator("#reading-view button[data-download]");
+  await expectText(button, "Download manual.pdf");
+  assert.ok(!(await page.locator("#detail-body").textContent())?.includes("%PDF"), "the file's bytes are not shown as text");
+  const [download] = await Promise.all([page.waitForEvent("download"), button.click()]);
+  assert.equal(download.suggestedFilename(), "manual.pdf");
+  const saved = await download.path();
+  assert.ok(saved);
+  assert.deepEqual(await readFile(saved), pdf);
+  await ex.shot("download");
+});
