@@ -5,7 +5,9 @@
  * the filters, and nodes reached by keyboard. */
 import assert from "node:assert/strict";
 
-import { expectExactText, expectHidden, expectText, expectValue, expectVisible, scenario } from "./support.mjs";
+import {
+  expectExactText, expectHidden, expectText, expectValue, expectVisible, scenario, TINY_PNG,
+} from "./support.mjs";
 
 /** @param {import("./support.mjs").Explorer} ex */
 async function settled(ex) {
@@ -198,15 +200,11 @@ scenario("graph nodes are reached and opened by keyboard", { full: true }, async
   assert.equal(await ex.hook((vg) => vg.store.selectedId), now); // one Esc, one layer
 });
 
-// A 1x1 PNG: an attachment of the imported vault below.
-const PNG = Buffer.from("89504e470d0a1a0a0000000d4948445200000001000000010806000000"
-  + "1f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082", "hex");
-
 scenario("attachments and tags come in with their toggles, and nodes are coloured by tag", { full: true }, async (ex) => {
   await ex.importVault({
     "Gallery.md": "The picture: ![[pic.png]]. See [[Notes on art]]. #art",
     "Notes on art.md": "Back to the [[Gallery]]. #art #study",
-    "pic.png": PNG,
+    "pic.png": TINY_PNG,
   });
   const items = (await ex.data("{ documents { nodes { id path } } notes { nodes { id title } } }"));
   const pic = items.documents.nodes.find((/** @type {{ path: string }} */ d) => d.path.endsWith("pic.png")).id;

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 
 import {
-  expectCount, expectExactText, expectHidden, expectText, expectValue, expectVisible, scenario,
+  expectCount, expectExactText, expectHidden, expectText, expectValue, expectVisible, scenario, TINY_PNG,
 } from "./support.mjs";
 
 /** WCAG's contrast ratio of an element's text against the first opaque background behind it. */
@@ -27,6 +27,16 @@ function contrastOf(/** @type {string} */ selector) {
   const a = lum(rgb(getComputedStyle(el).color).slice(0, 3));
   const b = lum(bg);
   return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+}
+
+/** A keyword search from the bar; the list's hit rows.
+ * @param {import("./support.mjs").Explorer} ex
+ * @param {string} query */
+async function keywordSearch(ex, query) {
+  await ex.page.selectOption("#search-mode", "KEYWORD");
+  await ex.page.fill("#search-input", query);
+  await ex.page.keyboard.press("Enter");
+  return ex.page.locator("#item-list li.hit-row");
 }
 
 scenario("back and forward move between the notes read", {}, async (ex) => {
@@ -96,10 +106,7 @@ scenario("search follows the type chips and says what it left out", { full: true
   await ex.makeDocument("guides/apples.md", "# Apple guide\nApples keep in a cool cellar.");
   await ex.open();
   const page = ex.page;
-  await page.selectOption("#search-mode", "KEYWORD");
-  await page.fill("#search-input", "apples");
-  await page.keyboard.press("Enter");
-  const hits = page.locator("#item-list li.hit-row");
+  const hits = await keywordSearch(ex, "apples");
   await expectCount(hits, 2);
   await page.click("#type-chips [data-type=markdown]");
   await expectCount(hits, 1);
@@ -224,21 +231,14 @@ scenario("the folder tree filters the list, subfolders included", { full: true }
   await expectCount(rows, 4);
 });
 
-// A 1x1 PNG named like the search's word: an attachment, which is no search hit.
-const PNG = Buffer.from("89504e470d0a1a0a0000000d4948445200000001000000010806000000"
-  + "1f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082", "hex");
-
 scenario("search follows the folder tree, and attachments stay out of the hits", { full: true }, async (ex) => {
-  await ex.importVault({ "pics/apples.png": PNG });
+  await ex.importVault({ "pics/apples.png": TINY_PNG }); // named like the word searched: an attachment, no hit
   await ex.makeNote("Apple notes", "Apples ripen in autumn.");
   await ex.makeDocument("guides/apples.md", "# Apple guide\nApples keep in a cool cellar.");
   await ex.makeDocument("recipes/apples.md", "# Apple pie\nApples, butter, flour.");
   await ex.open();
   const page = ex.page;
-  await page.selectOption("#search-mode", "KEYWORD");
-  await page.fill("#search-input", "apples");
-  await page.keyboard.press("Enter");
-  const hits = page.locator("#item-list li.hit-row");
+  const hits = await keywordSearch(ex, "apples");
   await expectCount(hits, 3);
   await expectCount(hits.filter({ hasText: "apples.png" }), 0);
   await expectText(page.locator("#search-results"), "3 results");

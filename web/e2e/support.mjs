@@ -49,6 +49,9 @@ export const CHROMIUM_ARGS = [
 ];
 export const ARTIFACTS = path.join(
   path.resolve(process.env.VAULTGRAPH_TEST_ARTIFACTS ?? path.join(REPO, ".vaultgraph-test", "artifacts")), "web");
+/** A 1x1 PNG, for scenarios that need an image attachment. */
+export const TINY_PNG = Buffer.from("89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+  + "1f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082", "hex");
 /** Where `figure()` writes the README's screenshots, when VAULTGRAPH_SCREENSHOTS=1 asks for them. */
 export const FIGURES = path.join(REPO, "docs", "screenshots");
 const WIDE = { width: 1280, height: 800 };
