@@ -12,6 +12,7 @@ import { CREATE_LINK, DELETE_LINK, ITEM_DETAIL, LINK_TYPES, itemFieldsFor } from
 import { isAttachment, Reader } from "./reading";
 import { type Item, type Link, type Store, typeKey } from "./store";
 import { attempt, toastError, toastSuccess } from "./toast";
+import { TopicsSection } from "./topics";
 
 interface Detail extends Item {
   outgoing: { totalCount: number; nodes: Link[] };
@@ -49,6 +50,7 @@ export class DetailPanel {
   private seq = 0;
   private readonly reader: Reader;
   private readonly mentions: MentionsSection;
+  private readonly topics: TopicsSection;
   /** A heading to scroll to once the item opening now is drawn ([[Note#Heading]]). */
   private heading: string | null = null;
 
@@ -64,6 +66,7 @@ export class DetailPanel {
       tag: (tag) => actions.tag(tag),
     });
     this.mentions = new MentionsSection(api, caps, store);
+    this.topics = new TopicsSection(api, caps);
     this.mentions.linked = () => {
       if (!this.current) return;
       void actions.expand(this.current.id); // the new edge, into the graph
@@ -170,6 +173,7 @@ export class DetailPanel {
         item.summary ? h("p", { class: "summary", text: item.summary })
           : h("p", { class: "hint", text: stage && !TERMINAL.has(stage) ? "The summary appears when enrichment gets there." : "No summary." }))
         : null,
+      isDoc && !isAttachment(item) ? this.topics.render(item.id, this.body) : null, // an outline before the text
       h("section", { class: "detail-section" }, h("h3", { text: isDoc ? (isAttachment(item) ? "Attachment" : "Content") : "Note" }),
         isDoc ? this.reader.document({ __typename: "Document", id: item.id, title: item.title, path: item.path, docType: item.docType,
           sizeBytes: item.sizeBytes }, item.outgoing.nodes)

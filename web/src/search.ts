@@ -13,6 +13,12 @@ import { toastError } from "./toast";
 
 type Hit = Record<string, unknown> & { item: Item; score?: number };
 
+/** The name of the document's section that matched (`SearchHit.topic`), if the hit has one. */
+function topicName(hit: Hit): string | null {
+  const topic = hit.topic as { name?: unknown } | null | undefined;
+  return typeof topic?.name === "string" && topic.name ? topic.name : null;
+}
+
 function num(value: unknown): number | null {
   return typeof value === "number" && Number.isFinite(value) ? value : null;
 }
@@ -127,6 +133,7 @@ export class SearchBar {
       if (this.caps.has(hitType, name) && generic.includes(name)) parts.push(name);
     }
     if (viaType) parts.push(`via { ${this.caps.selection(viaType)} }`);
+    if (this.caps.fieldTypeName(hitType, "topic")) parts.push("topic { id name }");
     return parts.join(" ");
   }
 
@@ -236,6 +243,7 @@ export class SearchBar {
         h("i", { class: "dot", attrs: { style: `background:${typeColor(key)}` }, title: typeLabel(key) }),
         h("span", { class: "item-main" },
           h("span", { class: "item-title", text: item.title }),
+          topicName(hit) ? h("span", { class: "hit-topic", text: `§ ${topicName(hit)}`, title: "The section that matched" }) : null,
           typeof hit.snippet === "string" && hit.snippet ? h("span", { class: "snippet" }, marked(hit.snippet)) : null,
           h("span", { class: "scores" }, bar("score", score, "total"), bar("keyword", keyword, "kw"), bar("vector", vector, "vec")),
           h("span", { class: "ranks", text: [
