@@ -57,11 +57,7 @@ export class DetailPanel {
   constructor(private readonly api: Api, private readonly caps: Capabilities, private readonly store: Store,
               private readonly actions: DetailActions) {
     this.reader = new Reader(api, store, {
-      open: (id, heading) => {
-        this.heading = heading;
-        if (store.selectedId === id) this.scrollToHeading();
-        else store.select(id);
-      },
+      open: (id, heading) => this.openAt(id, heading),
       create: (title) => actions.create(title),
       tag: (tag) => actions.tag(tag),
     });
@@ -73,6 +69,7 @@ export class DetailPanel {
       this.reload();
     };
     store.on("select", (id) => void this.show(id));
+    store.on("section", ({ id, heading }) => this.openAt(id, heading));
     store.on("item", (id) => this.onItemChanged(id));
     byId("detail-close").addEventListener("click", () => store.select(null));
   }
@@ -111,11 +108,24 @@ export class DetailPanel {
     if (data.node.__typename === "Note") void this.loadSuggestions(data.node.id, seq);
   }
 
-  private scrollToHeading(): void {
+  private openAt(id: string, heading: string | null): void {
+    this.heading = heading;
+    if (this.store.selectedId === id) this.scrollToHeading();
+    else this.store.select(id);
+  }
+
+  /** Scroll to the heading asked for; a document's text arrives after the panel is drawn, so wait a little for it. */
+  private scrollToHeading(tries = 30): void {
     const heading = this.heading;
-    this.heading = null;
     if (!heading) return;
-    this.body.querySelector(`#reading-view [id="${CSS.escape(headingId(heading))}"]`)?.scrollIntoView({ block: "start" });
+    const target = this.body.querySelector(`#reading-view [id="${CSS.escape(headingId(heading))}"]`);
+    if (target || tries <= 0) {
+      this.heading = null;
+      target?.scrollIntoView({ block: "start" });
+      return;
+    }
+    const seq = this.seq;
+    window.setTimeout(() => { if (seq === this.seq) this.scrollToHeading(tries - 1); }, 100);
   }
 
   /** Esc closes the hover preview first, then the panel: one layer per key press. */
