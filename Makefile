@@ -25,6 +25,17 @@ test: setup web clients-js chromium redis
 test-explorer: setup web chromium
 	$(BIN)/pytest $(PYTEST_PARALLEL) -m explorer_full tests/web/test_explorer_e2e.py
 
+# The README's screenshots (docs/screenshots/*.png): the browser scenarios that open those views, run with
+# VAULTGRAPH_SCREENSHOTS=1 so each writes its view (web/e2e/support.mjs, Explorer.figure) after checking it.
+SCREENSHOT_SCENARIOS := reading:the_reading_view_renders_a_note_s_markdown_and_runs_nothing_from_it \
+	graph-views:the_local_graph_isolates_one_note_by_depth_direction_and_link_type \
+	a11y:axe_core_finds_no_serious_or_critical_violation_on_the_main_views
+.PHONY: screenshots
+screenshots: setup web chromium
+	VAULTGRAPH_SCREENSHOTS=1 $(BIN)/pytest -n 0 -p no:cacheprovider \
+		$(foreach s,$(SCREENSHOT_SCENARIOS),"tests/web/test_explorer_e2e.py::test_explorer[$(s)]")
+	ls -l docs/screenshots
+
 test-all: setup web clients-js chromium redis
 	$(BIN)/ruff check vaultgraph tests
 	@$(call beside_checks,VAULTGRAPH_TEST_THOROUGH=1 $(BIN)/pytest $(PYTEST_PARALLEL))

@@ -73,6 +73,7 @@ scenario("axe-core finds no serious or critical violation on the main views", {}
 
   await page.locator(".graph-view-menu summary").click();
   await expectVisible(page.locator("#graph-colour-by"));
+  await ex.figure("settings");
   await page.locator("#tenant-switch summary").click();
   await expectVisible(page.locator("#tenant-input"));
   found.push(...await violations(ex, "graph-and-tenant-settings"));

@@ -5,7 +5,9 @@
  * the filters, and nodes reached by keyboard. */
 import assert from "node:assert/strict";
 
-import { expectExactText, expectText, expectValue, expectVisible, scenario } from "./support.mjs";
+import {
+  expectExactText, expectHidden, expectText, expectValue, expectVisible, scenario, TINY_PNG,
+} from "./support.mjs";
 
 /** @param {import("./support.mjs").Explorer} ex */
 async function settled(ex) {
@@ -23,6 +25,12 @@ async function chain(ex) {
   const lonely = await ex.makeNote("Lonely", "Links to nothing.");
   return { a, b, c, d, lonely };
 }
+
+/** The largest drawn disc's radius on screen, in pixels.
+ * @param {import("./support.mjs").Explorer} ex */
+const largestDisc = (ex) => ex.hook((vg) => Math.max(...vg.graph.nodes()
+  .filter((/** @type {string} */ n) => vg.graphPane.visibleNodes.has(n))
+  .map((/** @type {string} */ n) => vg.sigma.scaleSize(vg.sigma.getNodeDisplayData(n).size))));
 
 /** @param {import("./support.mjs").Explorer} ex */
 const drawn = (ex) => ex.hook((vg) => vg.graph.nodes().filter((/** @type {string} */ n) => vg.graphPane.visibleNodes.has(n)).sort());
@@ -50,7 +58,11 @@ scenario("the local graph isolates one note by depth, direction and link type", 
   await ex.page.locator("#graph-local-depth").dispatchEvent("change");
   await ex.waitHook((vg) => vg.graphPane.local?.depth === 2 && vg.graph.order === 3);
   assert.deepEqual(await drawn(ex), [ids.b, ids.c, ids.d].sort());
+  // A handful of nodes is framed as a part of a larger picture: discs of a readable size, not filling the pane.
+  const radius = await largestDisc(ex);
+  assert.ok(radius >= 4 && radius <= 30, `the largest disc has a radius of ${radius} px`);
   await ex.shot("local");
+  await ex.figure("local-graph");
 
   await ex.page.click("#graph-local-close");
   await ex.waitHook((vg) => vg.graphPane.local === null && vg.graph.order === 5);
@@ -186,4 +198,86 @@ scenario("graph nodes are reached and opened by keyboard", { full: true }, async
   await ex.page.keyboard.press("Escape");
   await ex.waitHook((vg) => vg.graphPane.keyboardNode === null);
   assert.equal(await ex.hook((vg) => vg.store.selectedId), now); // one Esc, one layer
+});
+
+scenario("attachments and tags come in with their toggles, and nodes are coloured by tag", { full: true }, async (ex) => {
+  await ex.importVault({
+    "Gallery.md": "The picture: ![[pic.png]]. See [[Notes on art]]. #art",
+    "Notes on art.md": "Back to the [[Gallery]]. #art #study",
+    "pic.png": TINY_PNG,
+  });
+  const items = (await ex.data("{ documents { nodes { id path } } notes { nodes { id title } } }"));
+  const pic = items.documents.nodes.find((/** @type {{ path: string }} */ d) => d.path.endsWith("pic.png")).id;
+  const gallery = items.notes.nodes.find((/** @type {{ title: string }} */ n) => n.title === "Gallery").id;
+  await ex.open();
+  await settled(ex);
+  await ex.waitHook((vg, [g, p]) => vg.graph.hasNode(p) && vg.graph.hasDirectedEdge(g, p), [gallery, pic]);
+  assert.ok(!(await drawn(ex)).includes(pic), "an attachment is not drawn by default, linked or not");
+  await ex.page.click(".graph-view-menu summary");
+  await ex.page.check("#graph-show-attachments");
+  await ex.waitHook((vg, id) => vg.graphPane.visibleNodes.has(id), pic);
+  await ex.page.uncheck("#graph-show-attachments");
+  await ex.waitHook((vg, id) => !vg.graphPane.visibleNodes.has(id), pic);
+
+  // Tags as nodes: one node per tag, linked from each note that carries it.
+  await ex.page.check("#graph-show-tags");
+  await ex.waitHook((vg) => vg.graphPane.visibleNodes.has("tag:art") && vg.graphPane.visibleNodes.has("tag:study"));
+  assert.equal(await ex.hook((vg) => vg.graph.degree("tag:art")), 2);
+  assert.equal(await ex.hook((vg) => vg.graph.degree("tag:study")), 1);
+  await ex.page.uncheck("#graph-show-tags");
+  await ex.waitHook((vg) => !vg.graph.hasNode("tag:art"));
+
+  // Colour by tag: both notes' first tag is "art", one group in the legend, one colour on the discs.
+  await ex.page.selectOption("#graph-colour-by", "tag");
+  await expectText(ex.page.locator('#graph-legend [data-group="art"]'), "art");
+  const colours = await ex.hook((vg) => [...new Set(vg.graph.nodes().filter((/** @type {string} */ n) => vg.graphPane.visibleNodes.has(n))
+    .map((/** @type {string} */ n) => vg.sigma.getNodeDisplayData(n).color))]);
+  assert.equal(colours.length, 1, JSON.stringify(colours));
+  await ex.shot("tags-and-attachments");
+});
+
+scenario("the context menu expands one link type, opens the local graph and unpins", { full: true }, async (ex) => {
+  const ids = await chain(ex);
+  await ex.open();
+  await settled(ex);
+  // Alpha's local graph, depth 1 (Alpha, Bravo); Bravo's menu expands its DEPENDS_ON links alone: Delta, not Charlie.
+  await ex.row("Alpha").click();
+  await ex.page.click("#graph-local-open");
+  await ex.waitHook((vg, a) => vg.graphPane.local?.center === a && vg.graph.order === 2, ids.a);
+  await settled(ex);
+  const rightClick = async (/** @type {string} */ id) => {
+    await ex.hook((vg) => vg.graphPane.fit(false)); // the whole view, clear of the bars at the pane's top
+    await ex.page.waitForTimeout(200);
+    const box = await ex.page.locator("#graph-canvas").boundingBox();
+    assert.ok(box);
+    const at = await ex.hook((vg, n) => vg.sigma.graphToViewport(vg.graph.getNodeAttributes(n)), id);
+    await ex.page.mouse.click(box.x + at.x, box.y + at.y, { button: "right" });
+    await expectVisible(ex.page.locator("#graph-menu"));
+  };
+  await rightClick(ids.b);
+  await expectExactText(ex.page.locator("#graph-menu .graph-menu-title"), "Bravo");
+  await ex.page.click('#graph-menu [data-expand="DEPENDS_ON"]');
+  await ex.waitHook((vg, d) => vg.graph.hasNode(d), ids.d);
+  assert.equal(await ex.hook((vg, c) => vg.graph.hasNode(c), ids.c), false);
+  await ex.waitHook(() => document.getElementById("graph-status")?.dataset.layout === "running", null, 2_000).catch(() => {});
+  await settled(ex); // the expansion's layout
+  assert.equal(await ex.page.locator("#graph-menu").isVisible(), false);
+
+  // Pinned by hand, unpinned from the menu.
+  await ex.hook((vg, d) => vg.graph.setNodeAttribute(d, "fixed", true), ids.d);
+  await settled(ex);
+  await rightClick(ids.d);
+  await ex.page.click('#graph-menu [data-action="unpin"]');
+  await expectText(ex.page.locator("#graph-status"), "Unpinned “Delta”");
+  assert.equal(await ex.hook((vg, d) => vg.graph.getNodeAttribute(d, "fixed"), ids.d), false);
+
+  // The menu's local graph, and Esc closes the menu alone.
+  await rightClick(ids.d);
+  await ex.page.keyboard.press("Escape");
+  await expectHidden(ex.page.locator("#graph-menu"));
+  await expectVisible(ex.page.locator("#detail-pane"));
+  await rightClick(ids.d);
+  await ex.page.click('#graph-menu [data-action="local"]');
+  await ex.waitHook((vg, d) => vg.graphPane.local?.center === d, ids.d);
+  await expectText(ex.page.locator("#graph-local-bar"), "Local graph of “Delta”");
 });

@@ -154,3 +154,58 @@ scenario("a link suggestion is accepted from the detail panel", { ...WORKERS, fu
   await ex.waitHook((vg, [s, t]) => vg.graph.hasDirectedEdge(s, t), [espresso, extraction]);
   await ex.shot("accepted");
 });
+
+/** In the page: whether the reading view's "Deploy" heading is inside the detail pane's visible part. */
+function deployInView() {
+  const heading = document.querySelector("#reading-view #h-deploy");
+  const pane = document.getElementById("detail-pane");
+  if (!heading || !pane) return false;
+  const [h, p] = [heading.getBoundingClientRect(), pane.getBoundingClientRect()];
+  return h.top >= p.top - 1 && h.bottom <= p.bottom + 1;
+}
+
+scenario("a document's topics jump to their section, and a search hit names the topic that matched", { ...WORKERS, full: true }, async (ex) => {
+  if (!await ex.schemaHas("Document", "topics")) ex.skip("this server has no Document.topics yet");
+  const filler = Array.from({ length: 14 }, (_, i) => `Paragraph ${i} of the setup, long enough to push the next section down.`).join("\n\n");
+  const doc = await ex.makeDocument("guides/handbook.md",
+    `# Handbook\n\nWhat this covers.\n\n## Setup\n\n${filler}\n\n## Deploy\n\nShip the release with kubectl rollouts, one pod at a time, and watch the error rate before the next.\n`);
+  // (A section under 100 characters folds into the one before it: text/topics.py, TOPIC_MIN_CHARS.)
+  // Enrichment (EMBED) writes the topics: wait for them through the API.
+  const deadline = Date.now() + 120_000;
+  /** @type {{ name: string }[]} */
+  let topics = [];
+  while (Date.now() < deadline) {
+    const data = await ex.data("query($id: ID!) { node(id: $id) { ... on Document { topics { name } } } }", { id: doc });
+    topics = data.node.topics;
+    if (topics.some((t) => t.name === "Deploy")) break;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  assert.ok(topics.some((t) => t.name === "Deploy"), `topics: ${JSON.stringify(topics)}`);
+  await ex.open();
+  const page = ex.page;
+  await ex.row("Handbook").click();
+  const section = page.locator("#document-topics");
+  const deploy = section.locator("li.topic-row", { hasText: "Deploy" });
+  await expectVisible(deploy);
+  await expectText(section.locator("h3 .count"), String(topics.length));
+  await expectText(deploy.locator(".topic-path"), "Handbook");
+  await expectVisible(page.locator("#reading-view #h-deploy"));
+  assert.equal(await ex.hook(deployInView), false, "the Deploy heading starts below the fold");
+  await deploy.locator("button").click();
+  await ex.waitHook(deployInView);
+  await ex.shot("topics");
+
+  // A keyword hit in that section names it on its row.
+  await page.selectOption("#search-mode", "KEYWORD");
+  await page.fill("#search-input", "kubectl rollouts");
+  await page.keyboard.press("Enter");
+  const hit = page.locator("#item-list li.hit-row", { hasText: "Handbook" });
+  await expectText(hit.locator(".hit-topic"), "Deploy");
+  // And opens the document at that section: closed first, so the text arrives after the panel is drawn.
+  await page.click("#detail-close");
+  await expectHidden(page.locator("#detail-pane"));
+  await hit.locator("button").click();
+  await expectVisible(page.locator("#reading-view #h-deploy"));
+  await ex.waitHook(deployInView);
+  await ex.shot("hit-topic");
+});

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 
 import {
-  expectCount, expectExactText, expectHidden, expectText, expectValue, expectVisible, scenario,
+  expectCount, expectExactText, expectHidden, expectText, expectValue, expectVisible, scenario, TINY_PNG,
 } from "./support.mjs";
 
 /** WCAG's contrast ratio of an element's text against the first opaque background behind it. */
@@ -27,6 +27,16 @@ function contrastOf(/** @type {string} */ selector) {
   const a = lum(rgb(getComputedStyle(el).color).slice(0, 3));
   const b = lum(bg);
   return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+}
+
+/** A keyword search from the bar; the list's hit rows.
+ * @param {import("./support.mjs").Explorer} ex
+ * @param {string} query */
+async function keywordSearch(ex, query) {
+  await ex.page.selectOption("#search-mode", "KEYWORD");
+  await ex.page.fill("#search-input", query);
+  await ex.page.keyboard.press("Enter");
+  return ex.page.locator("#item-list li.hit-row");
 }
 
 scenario("back and forward move between the notes read", {}, async (ex) => {
@@ -96,10 +106,7 @@ scenario("search follows the type chips and says what it left out", { full: true
   await ex.makeDocument("guides/apples.md", "# Apple guide\nApples keep in a cool cellar.");
   await ex.open();
   const page = ex.page;
-  await page.selectOption("#search-mode", "KEYWORD");
-  await page.fill("#search-input", "apples");
-  await page.keyboard.press("Enter");
-  const hits = page.locator("#item-list li.hit-row");
+  const hits = await keywordSearch(ex, "apples");
   await expectCount(hits, 2);
   await page.click("#type-chips [data-type=markdown]");
   await expectCount(hits, 1);
@@ -223,3 +230,68 @@ scenario("the folder tree filters the list, subfolders included", { full: true }
   await page.click('#folder-list [data-folder="guides/deep"]');
   await expectCount(rows, 4);
 });
+
+scenario("search follows the folder tree, and attachments stay out of the hits", { full: true }, async (ex) => {
+  await ex.importVault({ "pics/apples.png": TINY_PNG }); // named like the word searched: an attachment, no hit
+  await ex.makeNote("Apple notes", "Apples ripen in autumn.");
+  await ex.makeDocument("guides/apples.md", "# Apple guide\nApples keep in a cool cellar.");
+  await ex.makeDocument("recipes/apples.md", "# Apple pie\nApples, butter, flour.");
+  await ex.open();
+  const page = ex.page;
+  const hits = await keywordSearch(ex, "apples");
+  await expectCount(hits, 3);
+  await expectCount(hits.filter({ hasText: "apples.png" }), 0);
+  await expectText(page.locator("#search-results"), "3 results");
+
+  // The folder tree narrows the hits as it narrows the list, subfolders included, and gives them back.
+  await page.click("#folder-pane summary");
+  await page.click('#folder-list [data-folder="guides"]');
+  await expectCount(hits, 1);
+  await expectText(hits, "Apple guide");
+  await ex.shot("search-folder");
+  await page.click('#folder-list [data-folder="guides"]');
+  await expectCount(hits, 3);
+});
+
+scenario("a backlink's context is cut at whole words", { full: true }, async (ex) => {
+  await ex.makeNote("Target page", "Here.");
+  const words = "alphabetical bookkeeping characteristically disproportionately extraordinarily";
+  await ex.makeNote("Long source", `${words} [[Target page]] ${words.split(" ").reverse().join(" ")}`);
+  await ex.open();
+  await ex.row("Target page").click();
+  const context = ex.page.locator("[data-links=in] .link-context");
+  await expectText(context, "[[Target page]]");
+  const shown = (await context.textContent() ?? "").replace(/[…]/g, " ");
+  const whole = new Set(words.split(" "));
+  for (const word of shown.split(/\s+/).filter((w) => w && !w.includes("[[") && !w.includes("]]") && w !== "Target")) {
+    assert.ok(whole.has(word.replace(/[.,]$/, "")), `a word cut in two: ${JSON.stringify(word)} in ${JSON.stringify(shown)}`);
+  }
+});
+
+scenario("the explorer's files come compressed, fingerprinted assets cached for a year, the page revalidated", { full: true },
+  async (ex) => {
+    /** @type {{ url: string, headers: Record<string, string>, size: number }[]} */
+    const seen = [];
+    /** @type {Promise<void>[]} */
+    const reading = [];
+    ex.page.on("response", (response) => {
+      if (!response.url().startsWith(ex.url) || response.url().includes("/graphql")) return;
+      reading.push((async () => {
+        const headers = await response.allHeaders();
+        seen.push({ url: response.url(), headers, size: (await response.body().catch(() => Buffer.alloc(0))).length });
+      })());
+    });
+    await ex.open();
+    await Promise.all(reading);
+    const page = seen.find((r) => new URL(r.url).pathname === "/");
+    assert.ok(page, JSON.stringify(seen.map((r) => r.url)));
+    assert.match(page.headers["cache-control"] ?? "", /no-cache/);
+    const assets = seen.filter((r) => /\/assets\/.+-[\w-]{8,}\.(js|css)$/.test(new URL(r.url).pathname));
+    assert.ok(assets.length >= 2, `fingerprinted assets: ${JSON.stringify(seen.map((r) => r.url))}`);
+    for (const asset of assets) {
+      assert.match(asset.headers["cache-control"] ?? "", /max-age=31536000.*immutable|immutable.*max-age=31536000/, asset.url);
+      // Answers of 1 KB or more are gzipped; the smaller ones gain nothing from it.
+      if (asset.size >= 1024) assert.equal(asset.headers["content-encoding"], "gzip", asset.url);
+    }
+    assert.ok(assets.some((a) => a.size >= 100_000 && a.headers["content-encoding"] === "gzip"), "the main bundle is gzipped");
+  });

@@ -2,8 +2,7 @@
 /** The reading view (issue 26.1): a note rendered whole in the detail pane, safely; attachments shown as what they
  * are; links that navigate, preview on hover, or start the note they name. */
 import assert from "node:assert/strict";
-import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
-import path from "node:path";
+import { readFile } from "node:fs/promises";
 
 import { expectCount, expectExactText, expectHidden, expectText, expectValue, expectVisible, scenario } from "./support.mjs";
 
@@ -48,15 +47,8 @@ See [[Embedded|the embedded note]] and [[Missing note]].
 
 /** A vault of two attachments imported through importVault, from a folder of the server's data folder. */
 async function importAttachments(/** @type {import("./support.mjs").Explorer} */ ex) {
-  const root = process.env.VAULTGRAPH_E2E_DATA_DIR;
-  assert.ok(root, "VAULTGRAPH_E2E_DATA_DIR is unset: run this through tests/web/test_explorer_e2e.py");
-  await mkdir(path.join(root, "vaults"), { recursive: true });
-  const vault = await mkdtemp(path.join(root, "vaults", "reading-"));
-  await mkdir(path.join(vault, "img"));
-  await writeFile(path.join(vault, "img", "dot.png"), PNG);
-  await writeFile(path.join(vault, "img", "logo.svg"), SVG);
-  const report = await ex.data("mutation($p: String!) { importVault(path: $p) { attachments } }", { p: vault });
-  assert.deepEqual([...report.importVault.attachments].sort(), ["img/dot.png", "img/logo.svg"]);
+  const report = await ex.importVault({ "img/dot.png": PNG, "img/logo.svg": SVG });
+  assert.deepEqual([...report.attachments].sort(), ["img/dot.png", "img/logo.svg"]);
 }
 
 // Chromium reports the page's CSP refusing the note's inline handler as soon as an HTML parser reads it, DOMPurify's
@@ -108,6 +100,7 @@ scenario("the reading view renders a note's markdown and runs nothing from it", 
   assert.equal(await view.locator("script, [onerror], a[href^='javascript']").count(), 0);
   await expectVisible(view.locator("span.embed.unresolved", { hasText: "x" }));
   await ex.shot("reading-view");
+  await ex.figure("reading-view");
 
   // Hovering a link previews its target.
   await view.locator("a.wikilink", { hasText: "the embedded note" }).hover();
@@ -177,3 +170,21 @@ scenario("hover previews a backlink row and an unresolved link, gone on mouse-ou
     await expectVisible(page.locator("#detail-pane"));
     assert.equal(await page.evaluate(() => window.__pwned ?? null), null);
   });
+
+scenario("an attachment that is not an image is a download of its bytes, never shown as text", { full: true }, async (ex) => {
+  const pdf = Buffer.from("%PDF-1.4\n% a stand-in: only its bytes matter here\n%%EOF\n");
+  const report = await ex.importVault({ "files/manual.pdf": pdf });
+  assert.deepEqual(report.attachments, ["files/manual.pdf"]);
+  await ex.open();
+  const page = ex.page;
+  await ex.row("manual.pdf").click();
+  const button = page.locator("#reading-view button[data-download]");
+  await expectText(button, "Download manual.pdf");
+  assert.ok(!(await page.locator("#detail-body").textContent())?.includes("%PDF"), "the file's bytes are not shown as text");
+  const [download] = await Promise.all([page.waitForEvent("download"), button.click()]);
+  assert.equal(download.suggestedFilename(), "manual.pdf");
+  const saved = await download.path();
+  assert.ok(saved);
+  assert.deepEqual(await readFile(saved), pdf);
+  await ex.shot("download");
+});

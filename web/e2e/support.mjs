@@ -11,11 +11,13 @@
  *   VAULTGRAPH_E2E_KEY   an API key of that tenant, for the scenarios that ask for one (`{ apiKey: true }`),
  *   VAULTGRAPH_E2E_DATA_DIR  the server's data folder, the one place importVault may read a vault from.
  * Screenshots go to $VAULTGRAPH_TEST_ARTIFACTS/web (default .vaultgraph-test/artifacts/web), one per `shot()`, and
- * one more when a scenario fails. A console error or an uncaught page error fails the scenario.
+ * one more when a scenario fails. With VAULTGRAPH_SCREENSHOTS=1 (`make screenshots`) the views the README shows are
+ * also written to docs/screenshots/ by `figure()`, at fixed names. A console error or an uncaught page error fails
+ * the scenario.
  */
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
-import { mkdir, readdir, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
@@ -47,6 +49,11 @@ export const CHROMIUM_ARGS = [
 ];
 export const ARTIFACTS = path.join(
   path.resolve(process.env.VAULTGRAPH_TEST_ARTIFACTS ?? path.join(REPO, ".vaultgraph-test", "artifacts")), "web");
+/** A 1x1 PNG, for scenarios that need an image attachment. */
+export const TINY_PNG = Buffer.from("89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+  + "1f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082", "hex");
+/** Where `figure()` writes the README's screenshots, when VAULTGRAPH_SCREENSHOTS=1 asks for them. */
+export const FIGURES = path.join(REPO, "docs", "screenshots");
 const WIDE = { width: 1280, height: 800 };
 /** How long a waiting assertion or a Playwright action waits by default (generous: CI machines are shared). */
 export const WAIT_MS = 20_000;
@@ -148,6 +155,17 @@ export class Explorer {
     const file = path.join(ARTIFACTS, `${this.name}-${String(this.shots).padStart(2, "0")}-${step}.png`);
     await this.page.screenshot({ path: file });
     return file;
+  }
+
+  /**
+   * A screenshot for the README (docs/screenshots/<name>.png) when VAULTGRAPH_SCREENSHOTS=1, else nothing: the
+   * view as the scenario has just checked it, so the README shows what the tests saw.
+   * @param {string} name a fixed file name (no extension) that README.md links
+   */
+  async figure(name) {
+    if (process.env.VAULTGRAPH_SCREENSHOTS !== "1") return;
+    await mkdir(FIGURES, { recursive: true });
+    await this.page.screenshot({ path: path.join(FIGURES, `${name}.png`) });
   }
 
   /** Remove this scenario's screenshots of an earlier run, so the artifacts show this run only. */
@@ -261,6 +279,25 @@ export class Explorer {
     const data = await this.data("mutation($i: DocumentInput!) { createDocument(input: $i) { id } }",
       { i: { path: where, content, ...extra } });
     return data.createDocument.id;
+  }
+
+  /**
+   * A vault of these files (path in the vault -> content) written under the server's data folder, the one place
+   * importVault may read in development mode, and imported; importVault's report.
+   * @param {Record<string, string | Buffer>} files
+   * @returns {Promise<{ created: string[], attachments: string[] }>}
+   */
+  async importVault(files) {
+    const root = process.env.VAULTGRAPH_E2E_DATA_DIR;
+    assert.ok(root, "VAULTGRAPH_E2E_DATA_DIR is unset: run this through tests/web/test_explorer_e2e.py");
+    await mkdir(path.join(root, "vaults"), { recursive: true });
+    const vault = await mkdtemp(path.join(root, "vaults", "e2e-"));
+    for (const [name, content] of Object.entries(files)) {
+      await mkdir(path.dirname(path.join(vault, name)), { recursive: true });
+      await writeFile(path.join(vault, name), content);
+    }
+    const data = await this.data("mutation($p: String!) { importVault(path: $p) { created attachments } }", { p: vault });
+    return data.importVault;
   }
 
   /**

@@ -12,6 +12,7 @@ import { CREATE_LINK, DELETE_LINK, ITEM_DETAIL, LINK_TYPES, itemFieldsFor } from
 import { isAttachment, Reader } from "./reading";
 import { type Item, type Link, type Store, typeKey } from "./store";
 import { attempt, toastError, toastSuccess } from "./toast";
+import { TopicsSection } from "./topics";
 
 interface Detail extends Item {
   outgoing: { totalCount: number; nodes: Link[] };
@@ -49,27 +50,26 @@ export class DetailPanel {
   private seq = 0;
   private readonly reader: Reader;
   private readonly mentions: MentionsSection;
+  private readonly topics: TopicsSection;
   /** A heading to scroll to once the item opening now is drawn ([[Note#Heading]]). */
   private heading: string | null = null;
 
   constructor(private readonly api: Api, private readonly caps: Capabilities, private readonly store: Store,
               private readonly actions: DetailActions) {
     this.reader = new Reader(api, store, {
-      open: (id, heading) => {
-        this.heading = heading;
-        if (store.selectedId === id) this.scrollToHeading();
-        else store.select(id);
-      },
+      open: (id, heading) => this.openAt(id, heading),
       create: (title) => actions.create(title),
       tag: (tag) => actions.tag(tag),
     });
     this.mentions = new MentionsSection(api, caps, store);
+    this.topics = new TopicsSection(api, caps);
     this.mentions.linked = () => {
       if (!this.current) return;
       void actions.expand(this.current.id); // the new edge, into the graph
       this.reload();
     };
     store.on("select", (id) => void this.show(id));
+    store.on("section", ({ id, heading }) => this.openAt(id, heading));
     store.on("item", (id) => this.onItemChanged(id));
     byId("detail-close").addEventListener("click", () => store.select(null));
   }
@@ -108,11 +108,24 @@ export class DetailPanel {
     if (data.node.__typename === "Note") void this.loadSuggestions(data.node.id, seq);
   }
 
-  private scrollToHeading(): void {
+  private openAt(id: string, heading: string | null): void {
+    this.heading = heading;
+    if (this.store.selectedId === id) this.scrollToHeading();
+    else this.store.select(id);
+  }
+
+  /** Scroll to the heading asked for; a document's text arrives after the panel is drawn, so wait a little for it. */
+  private scrollToHeading(tries = 30): void {
     const heading = this.heading;
-    this.heading = null;
     if (!heading) return;
-    this.body.querySelector(`#reading-view [id="${CSS.escape(headingId(heading))}"]`)?.scrollIntoView({ block: "start" });
+    const target = this.body.querySelector(`#reading-view [id="${CSS.escape(headingId(heading))}"]`);
+    if (target || tries <= 0) {
+      this.heading = null;
+      target?.scrollIntoView({ block: "start" });
+      return;
+    }
+    const seq = this.seq;
+    window.setTimeout(() => { if (seq === this.seq) this.scrollToHeading(tries - 1); }, 100);
   }
 
   /** Esc closes the hover preview first, then the panel: one layer per key press. */
@@ -170,6 +183,7 @@ export class DetailPanel {
         item.summary ? h("p", { class: "summary", text: item.summary })
           : h("p", { class: "hint", text: stage && !TERMINAL.has(stage) ? "The summary appears when enrichment gets there." : "No summary." }))
         : null,
+      isDoc && !isAttachment(item) ? this.topics.render(item.id, this.body) : null, // an outline before the text
       h("section", { class: "detail-section" }, h("h3", { text: isDoc ? (isAttachment(item) ? "Attachment" : "Content") : "Note" }),
         isDoc ? this.reader.document({ __typename: "Document", id: item.id, title: item.title, path: item.path, docType: item.docType,
           sizeBytes: item.sizeBytes }, item.outgoing.nodes)

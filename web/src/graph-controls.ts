@@ -154,12 +154,14 @@ export class GraphControls {
       h("label", { class: "graph-option" }, "Depth ", depth, shown), direction, types, close);
   }
 
-  /** A node's menu: expand by one link type (or all), its local graph, a path from or to it, unpin. */
+  /** A node's menu: expand by one link type (or all), its local graph, a path from or to it, unpin. Every link type
+   * is offered, those drawn at the node first: a local or cut view draws only some of the node's links, and the
+   * ones it lacks are what expanding is for. */
   private openMenu(node: string, x: number, y: number): void {
     if (node.startsWith("tag:")) return;
     const graph = this.pane.graph;
-    const types = [...new Set(graph.edges(node).map((e) => graph.getEdgeAttribute(e, "linkType")))]
-      .filter((t) => t !== "TAGGED_AS").sort();
+    const drawn = new Set(graph.edges(node).map((e) => graph.getEdgeAttribute(e, "linkType")));
+    const types = [...ALL_TYPES.filter((t) => drawn.has(t)), ...ALL_TYPES.filter((t) => !drawn.has(t))];
     const item = (text: string, run: () => void, data: Record<string, string> = {}): HTMLElement => {
       const b = h("button", { class: "graph-menu-item", text, data, attrs: { type: "button", role: "menuitem" } });
       b.addEventListener("click", () => {
@@ -170,7 +172,7 @@ export class GraphControls {
     };
     const entries = [
       item("Expand all links", () => void this.pane.expand(node), { expand: "all" }),
-      ...(types.length ? types : ALL_TYPES.slice(0, 3)).map((t) =>
+      ...types.map((t) =>
         item(`Expand ${edgeStyle(t).label} links`, () => void this.pane.expand(node, [t]), { expand: t })),
       item("Local graph", () => void this.openLocal(node), { action: "local" }),
       item("Path from here", () => this.setPathFrom(node), { action: "path-from" }),
@@ -183,6 +185,12 @@ export class GraphControls {
     this.menu.style.top = `${Math.round(y)}px`;
     this.menu.dataset.node = node;
     this.menu.hidden = false;
+    // Inside the pane: opened near its bottom or right edge, the menu moves up or left by what would stick out.
+    const pane = this.menu.parentElement;
+    if (pane) {
+      this.menu.style.top = `${Math.max(0, Math.min(Math.round(y), pane.clientHeight - this.menu.offsetHeight - 4))}px`;
+      this.menu.style.left = `${Math.max(0, Math.min(Math.round(x), pane.clientWidth - this.menu.offsetWidth - 4))}px`;
+    }
     this.menu.querySelector<HTMLButtonElement>("button")?.focus();
   }
 

@@ -41,15 +41,46 @@ export function forceLayout(graph: G, iterations: number): void {
   forceAtlas2.assign(graph, { iterations, settings: fa2Settings(graph) });
 }
 
+/** The least span of the picture, in graph units (about a 100-node graph's): a graph that spans less, a handful of
+ * nodes, is framed as if it spanned this much, so its discs keep the size they have in a larger graph rather than
+ * filling the pane (sigma fits whatever the graph spans to the pane, sizes with it). */
+export const MIN_SPAN = 40;
+
+/** The box to frame the graph in: its own extent's centre, MIN_SPAN wide and high, when it spans less; else null
+ * (sigma's own extent). Positions only, like sigma's extent. */
+export function framingBox(graph: G): { x: [number, number]; y: [number, number] } | null {
+  if (graph.order === 0) return null;
+  let [x0, x1, y0, y1] = [Infinity, -Infinity, Infinity, -Infinity];
+  graph.forEachNode((_, a) => {
+    x0 = Math.min(x0, a.x);
+    x1 = Math.max(x1, a.x);
+    y0 = Math.min(y0, a.y);
+    y1 = Math.max(y1, a.y);
+  });
+  if (Math.max(x1 - x0, y1 - y0) >= MIN_SPAN) return null;
+  const [cx, cy, half] = [(x0 + x1) / 2, (y0 + y1) / 2, MIN_SPAN / 2];
+  return { x: [cx - half, cx + half], y: [cy - half, cy + half] };
+}
+
 /** Free space per node, in node radii, that a layout is scaled to before the overlaps are removed. */
 const SPACING = 3.2;
+/** Below this many nodes the space per node grows (as the square root of FEW / order): a handful of notes packed
+ * as tightly as a vault's thousands would leave their links no length to be seen and their labels on the discs. */
+const FEW = 24;
 
 /**
  * ForceAtlas2's coordinates have a scale of their own: scale the layout about its centre so that the space per
- * node is SPACING radii (measured between the 5th and 95th percentiles, so far-out components do not count), which
+ * node is SPACING radii, more for fewer than FEW nodes (measured between the 5th and 95th percentiles, so far-out components do not count), which
  * makes discs readable at the default zoom and leaves noverlap little to do.
  */
 export function normalize(graph: G): void {
+  const spacing = SPACING * UNIT * Math.sqrt(Math.max(1, FEW / graph.order));
+  if (graph.order === 2) { // no spread to measure: the two nodes `spacing` apart, about their midpoint
+    const [a, b] = graph.mapNodes((_, attrs) => attrs);
+    const d = Math.hypot(a.x - b.x, a.y - b.y);
+    const [mx, my, f] = [(a.x + b.x) / 2, (a.y + b.y) / 2, d > 0 ? spacing / d : 1];
+    graph.updateEachNodeAttributes((_, attrs) => ({ ...attrs, x: (attrs.x - mx) * f, y: (attrs.y - my) * f }));
+  }
   if (graph.order < 3) return;
   const xs: number[] = [];
   const ys: number[] = [];
@@ -60,7 +91,7 @@ export function normalize(graph: G): void {
   const w = q(xs, 0.95) - q(xs, 0.05);
   const hgt = q(ys, 0.95) - q(ys, 0.05);
   const area = Math.max(w * hgt, 1e-9) / (0.9 * graph.order);
-  const factor = (SPACING * UNIT) / Math.sqrt(area);
+  const factor = spacing / Math.sqrt(area);
   const cx = q(xs, 0.5);
   const cy = q(ys, 0.5);
   // Far-out pieces (small components the repulsion flung away) are drawn in to just beyond the body of the graph:

@@ -99,11 +99,13 @@ function plus(attribute: string, delta: number): { attribute: string; minValue: 
   return { attribute, minValue: 0, maxValue: 1000, min: delta, max: 1000 + delta };
 }
 
-/** After sigma's defaults; later rules win. A faded node has no label, even when selected or hovered. */
+/** After sigma's defaults; later rules win. A faded node has no label, even when selected or hovered. Sizes are in
+ * graph units (itemSizesReference "positions"): the selected disc grows by less than the layout's GAP, so it still
+ * clears its neighbours (by 3 it covered them in a small graph). */
 export const NODE_STATE_STYLES = [
   { whenState: "isFaded", then: { color: FADED_NODE, zIndex: 0 } },
   { whenState: "isLit", then: { zIndex: 1, labelVisibility: "visible" } },
-  { whenState: "isSelected", then: { size: plus("size", 3), zIndex: 2, labelVisibility: "visible" } },
+  { whenState: "isSelected", then: { size: plus("size", 0.5), zIndex: 2, labelVisibility: "visible" } },
   { whenState: "isFaded", then: { labelVisibility: "hidden" } },
 ] as const;
 

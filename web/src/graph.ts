@@ -15,7 +15,9 @@ import type { Api } from "./api";
 import { storedKey, storedTenant } from "./api";
 import { byId, fill, h } from "./dom";
 import { LabelLayer } from "./graph-labels";
-import { fa2Settings, forceLayout, LayoutMemory, layoutKey, normalize, separate, sizeFor, UNIT } from "./graph-layout";
+import {
+  fa2Settings, forceLayout, framingBox, LayoutMemory, layoutKey, normalize, separate, sizeFor, UNIT,
+} from "./graph-layout";
 import {
   AGENT_DASH, type ColourBy, type EdgeAttrs, EDGE_STATE, EDGE_STATE_STYLES, type EdgeState, groupColours, groupOf,
   isAttachment, label, LARGE_PRIMITIVES, type NodeAttrs, NODE_STATE, NODE_STATE_STYLES, type NodeState, PRIMITIVES,
@@ -92,6 +94,9 @@ export class GraphPane {
   private readonly empty = byId("graph-empty");
   /** Told when the view changes (local view entered or left, options), for the controls. */
   onViewChange: () => void = () => {};
+  /** Positions changed since the renderer's framing box was set (see framingBox). */
+  private framingStale = true;
+
   /** Handlers the controls add to each renderer (the pane makes a new one when a graph grows large). */
   private sigmaHandlers: ((sigma: Renderer) => void) | null = null;
 
@@ -112,6 +117,9 @@ export class GraphPane {
     this.bindToolbar();
     this.graph.on("nodeAdded", () => { this.unindexed = true; });
     this.graph.on("edgeAdded", () => { this.unindexed = true; });
+    for (const event of ["nodeAdded", "nodeDropped", "nodeAttributesUpdated", "eachNodeAttributesUpdated", "cleared"] as const) {
+      this.graph.on(event, () => { this.framingStale = true; });
+    }
     // The pane changes size when the detail panel opens or closes, not only with the window: follow it, or the
     // canvas stays at its old width until the next Fit.
     new ResizeObserver(() => {
@@ -195,6 +203,13 @@ export class GraphPane {
       this.remember();
       this.updateStatus(`Pinned “${this.graph.getNodeAttribute(node, "label")}” (right-click unpins)`);
     });
+    // Before the frame processes the graph (sigma normalizes positions to the box then), and only after a change.
+    s.on("beforeRender", () => {
+      if (!this.framingStale) return;
+      this.framingStale = false;
+      s.setCustomBBox(framingBox(this.graph));
+    });
+    s.setCustomBBox(framingBox(this.graph));
     this.sigmaEvents(s);
     if (camera) s.getCamera().setState(camera);
     this.restyle();

@@ -10,8 +10,15 @@ import { typeColor, typeLabel } from "./palette";
 import { itemFieldsFor } from "./queries";
 import { type Item, type PathStep, type Store, typeKey } from "./store";
 import { toastError } from "./toast";
+import { topicHeading } from "./topics";
 
 type Hit = Record<string, unknown> & { item: Item; score?: number };
+
+/** The name of the document's section that matched (`SearchHit.topic`), if the hit has one. */
+function topicName(hit: Hit): string | null {
+  const topic = hit.topic as { name?: unknown } | null | undefined;
+  return typeof topic?.name === "string" && topic.name ? topic.name : null;
+}
 
 function num(value: unknown): number | null {
   return typeof value === "number" && Number.isFinite(value) ? value : null;
@@ -127,6 +134,7 @@ export class SearchBar {
       if (this.caps.has(hitType, name) && generic.includes(name)) parts.push(name);
     }
     if (viaType) parts.push(`via { ${this.caps.selection(viaType)} }`);
+    if (this.caps.fieldTypeName(hitType, "topic")) parts.push("topic { id name }");
     return parts.join(" ");
   }
 
@@ -227,8 +235,11 @@ export class SearchBar {
       const to = (v.to ?? v.target) as { title?: string } | undefined;
       return `${from?.title ?? "?"} —${String(v.type ?? "link").toLowerCase()}→ ${to?.title ?? "?"}`;
     }).join("; ") : "";
+    const topic = topicName(hit);
     const open = () => {
-      this.store.select(item.id);
+      // A hit in one of a document's sections opens the document at that section.
+      if (topic) this.store.emit("section", { id: item.id, heading: topicHeading(topic) });
+      else this.store.select(item.id);
       this.store.emit("path", steps.length ? { hitId: item.id, steps } : null);
     };
     return h("li", { class: "item-row hit-row", data: { id: item.id } },
@@ -236,6 +247,7 @@ export class SearchBar {
         h("i", { class: "dot", attrs: { style: `background:${typeColor(key)}` }, title: typeLabel(key) }),
         h("span", { class: "item-main" },
           h("span", { class: "item-title", text: item.title }),
+          topic ? h("span", { class: "hit-topic", text: `§ ${topic}`, title: "The section that matched: the hit opens there" }) : null,
           typeof hit.snippet === "string" && hit.snippet ? h("span", { class: "snippet" }, marked(hit.snippet)) : null,
           h("span", { class: "scores" }, bar("score", score, "total"), bar("keyword", keyword, "kw"), bar("vector", vector, "vec")),
           h("span", { class: "ranks", text: [

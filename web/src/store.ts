@@ -74,6 +74,8 @@ type Events = {
   filters: void;
   path: { hitId: string; steps: PathStep[]; label?: string } | null;
   edit: string | null;
+  /** Open an item at one of its sections (a search hit's topic): the detail scrolls to that heading. */
+  section: { id: string; heading: string };
 };
 
 type Listener<T> = (value: T) => void;
