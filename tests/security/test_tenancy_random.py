@@ -6,13 +6,16 @@ close vector neighbour), [[wikilinks]] across scopes, ghosts and manual links ac
 visible set is computed here, from what the test created and the rule of the design (personal: its agent; team:
 its members; shared: the whole tenant; an all-scopes key: everything of its tenant), never asked of the server.
 
-Every answer is then scanned for item ids (`doc_…`, `note_…`) and link ids (`lnk_…`): one that the principal may not
-see is a leak, wherever it hides (a via, a canvas edge, a suggestion, a ghost candidate, a subscription event).
+Every answer is then scanned for item ids (`doc_…`, `note_…`), link ids (`lnk_…`) and topic ids (`topic_…`, which name
+their document): one that the principal may not see is a leak, wherever it hides (a via, a canvas edge, a suggestion,
+a ghost candidate, a search hit's topic, a subscription event).
 Lists must equal the expected set, so the proof is not vacuous.
 
-Each principal asks: documents, notes, graph, tags, ghosts, enrichmentProgress and contextPack; search in every
-mode (KEYWORD, VECTOR, HYBRID weighted and RRF, GRAPH both ways), unfiltered and with a scope filter; node() with
-backlinks, outgoing links and suggestions for every item of its tenant and six foreign ones; document(path) and
+Each principal asks: documents (with their topics, exactly those the all-scopes key lists), notes, graph, tags,
+ghosts, enrichmentProgress and contextPack; search in every mode (KEYWORD, VECTOR, HYBRID weighted and RRF, GRAPH
+both ways), unfiltered and with a scope filter, each hit's topic its own document's (and a keyword hit names one);
+node() with backlinks, outgoing links and suggestions for every item of its tenant and six foreign ones; node() of
+every topic of its tenant and four foreign ones (found exactly when its document is visible); document(path) and
 note(slug) for every shared path and slug; a traversal from all it sees; graph(center), canvas and traverse around
 four visible items and two hidden ones (NOT_FOUND). Over a real graphql-transport-ws socket per key:
 enrichmentEvents live while the world is built, a snapshot by the ids of every document of every tenant, and
@@ -408,15 +411,16 @@ async def test_every_principal_sees_exactly_its_share(open_server: RunningServer
 # Scopes inside one tenant under random writes (issue 19, "The net").
 #
 # Random principals of one tenant (an all-scopes key, agents, agents in teams, team-only and plain keys) run a random
-# program of writes through the write paths: createDocument (also at paths reserved for other owners),
-# updateDocument, deleteDocument, uploadDocuments (also into reserved folders), a file written straight into the
-# workspace and a rescan, saveNote and createLink. The model beside it says, from the design's rule alone, which
-# writes are allowed and whose item each one makes (a workspace file's owner is the one its path names, whoever wrote
-# it). Then: every answer was the expected one, the tenant holds exactly the model's items with the model's owners
-# and titles (no refused write changed anything), and every principal's reads (documents, notes, graph, tags,
-# node(id) with backlinks, outgoing links and a note's unlinked mentions, document(path), search, traverse) show no
-# id, no link and no text marker of a scope it cannot see, and lists and counts equal its visible share; every note
-# the program saves names a shared hub note in plain text, whose unlinked mentions are exactly the reader's share.
+# program of writes through the write paths: createDocument (also at paths reserved for other owners), updateDocument
+# (its title; its text guarded by ifContentHash, a stale hash a CONFLICT that changes nothing), deleteDocument,
+# uploadDocuments (also into reserved folders), a file written straight into the workspace and a rescan, saveNote and
+# createLink. The model beside it says, from the design's rule alone, which writes are allowed and whose item each one
+# makes (a workspace file's owner is the one its path names, whoever wrote it). Then: every answer was the expected
+# one, the tenant holds exactly the model's items with the model's owners, titles, texts and content hashes (no
+# refused write changed anything), and every principal's reads (documents, notes, graph, tags, node(id) with
+# backlinks, outgoing links and a note's unlinked mentions, document(path), search, traverse) show no id, no link and
+# no text marker of a scope it cannot see, and lists and counts equal its visible share; every note the program saves
+# names a shared hub note in plain text, whose unlinked mentions are exactly the reader's share.
 #
 # Default: the attack of issue 19.1 plus two random programs of up to eight steps (16 s measured at a load average
 # of 14 on two cores, 48 s at 20; a few seconds on a quiet machine). A long run:
