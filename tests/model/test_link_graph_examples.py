@@ -163,3 +163,14 @@ async def test_a_document_edit_moves_its_wikilinks_and_a_stale_hash_changes_noth
     await world.hard_delete(0, ("", "Delta"))
     await world.check(0)
     await world.round_trips(0)
+
+
+async def test_a_document_emptied_keeps_no_links_and_no_words(world: World) -> None:
+    """Found by the machine's edit_document step: updateDocument to a blank text left the document's old wikilinks
+    and its full-text entry in place (enrichment SKIPPED the empty file and cleared nothing it had derived)."""
+    await world.save_note(0, BETA, "The target.")
+    # `zqjjword`: a word of the text, which the edit's full-text check must no longer find.
+    await world.create_document(0, "guides/setup.md", "Linking [[Beta]] and [[Nowhere]], zqjjword.")
+    await world.check(0)
+    await world.edit_document(0, "guides/setup.md", "")
+    await world.check(0)
