@@ -29,6 +29,9 @@ The choices made where the contract leaves room (design.md and issue 18):
 - A typed link made by id stays with its target through renames. When its target is hard-deleted it becomes a
   ghost of its key ("loose"): from then on it may bind to an item that answers to that key, and must be a ghost
   while none does; which one it binds to is not predicted (the design gives typed ghosts no resolution order).
+- A workspace document's text (``createDocument``, ``updateDocument(content)``) holds wikilinks like a note's body,
+  resolved by the same rules from the document's own folder; enrichment syncs them (its WIKILINKS stage), so they
+  are compared once the document's enrichment has finished. A rename with ``rewriteLinks`` rewrites them too.
 - ``deleteLink`` of a wikilink the body holds is refused with ``LINK_OWNED_BY_BODY`` and changes nothing.
 """
 
@@ -67,11 +70,25 @@ class Note:
         return note_slug(self.folder, self.title)
 
 
-@dataclass(frozen=True)
+@dataclass
 class Document:
     id: str
     path: str
     attachment: bool  # imported from a vault folder (exported again with the vault), not a workspace document
+    content: str = ""  # the text of a workspace document (its [[wikilinks]] are synced by enrichment)
+
+    @property
+    def folder(self) -> str:
+        """The folder its links are written in (``./`` and Obsidian's "the source's own folder" start there)."""
+        return posixpath.dirname(self.path)
+
+    @property
+    def slug(self) -> str:  # what messages name it by
+        return self.path
+
+    @property
+    def body(self) -> str:
+        return "" if self.attachment else self.content
 
     def names(self) -> set[str]:
         """The keys that name it: path and basename, with and without suffix."""
@@ -170,18 +187,22 @@ class Vault:
         notes = {i for i, n in self.notes.items() if n.slug == key or n.slug.endswith("/" + key)}
         return notes | {i for i, d in self.documents.items() if key in d.names()}
 
-    def wikilinks(self, note: Note) -> dict[str, Expected]:
-        """key → the edge the note's body implies."""
+    def wikilinks(self, source: Note | Document) -> dict[str, Expected]:
+        """key → the edge the note's body (a document's text) implies."""
         out: dict[str, Expected] = {}
-        for link in body_links(note.body):
+        for link in body_links(source.body):
             key = key_of(link.target)
             if key not in out:
-                out[key] = Expected(note.id, key, link.target, link.alias, _heading(link),
-                                    self.resolve(link.target, note.folder))
+                out[key] = Expected(source.id, key, link.target, link.alias, _heading(link),
+                                    self.resolve(link.target, source.folder))
         return out
 
+    def sources(self) -> list[Note | Document]:
+        """Every item whose text holds wikilinks: the notes and the workspace documents."""
+        return [*self.notes.values(), *(d for d in self.documents.values() if not d.attachment)]
+
     def all_wikilinks(self) -> list[Expected]:
-        return [e for note in self.notes.values() for e in self.wikilinks(note).values()]
+        return [e for source in self.sources() for e in self.wikilinks(source).values()]
 
     def hard_delete(self, note_id: str) -> None:
         del self.notes[note_id]

@@ -4,14 +4,17 @@ A hypothesis state machine drives a real vaultgraph (one server for the module, 
 X-Vaultgraph-Tenant header of development mode) over GraphQL and MCP with random sequences of: saveNote (bodies of
 random wikilinks: plain, alias, heading, heading + alias, embeds, links to documents by path and basename, in random
 case, among plain text and code spans; several at once too), captureNote into daily notes, MCP write_note edits,
-rename (rewriteLinks true or false), archive, hard delete, createDocument,
+rename (rewriteLinks true or false), archive, hard delete, createDocument, updateDocument(content) (the text's
+wikilinks synced by enrichment; a stale ifContentHash refused with CONFLICT, changing nothing),
 createLink / deleteLink, and importVault of a generated folder. Beside it, tests/model/obsidian.py models each
 tenant by Obsidian's rules (its docstring states the choices made where the contract leaves room). After every step
 (tests/model/world.py):
 
 - the tenant's notes, documents and links equal the model's: every note's wikilinks are exactly those parsed from its
   current body (after renames too), each with its authored `ref`, alias, heading and the target the rules give; a
-  link is a ghost exactly when its target does not exist;
+  link is a ghost exactly when its target does not exist; so are a workspace document's, of its text, once its
+  enrichment is DONE, and the document holds the model's text and its hash (after an edit, keyword search finds it
+  by a word of its new text and no longer by its old text's);
 - every link reads identically (id, type, ref, key, label, heading, origin, from, to, isGhost) through `outgoing`,
   `backlinks`, `node(id)`, `traverse`, `graph` and `canvas` (ghosts and archived items never in the last three);
 - no answer in one tenant holds an id of the other;
@@ -168,6 +171,16 @@ class LinkGraph(RuleBasedStateMachine):
     def create_document(self, n: int, path: str) -> None:
         self.wrote(n)
         self.run(self.world.create_document(n, path))
+
+    @rule(n=TENANT, path=st.sampled_from(DOCUMENT_PATHS), body=BODY, fresh=st.sampled_from([True, True, True, False]))
+    def edit_document(self, n: int, path: str, body: str, fresh: bool) -> None:
+        """updateDocument(content) of a workspace document (a stale ifContentHash at times); where there is none
+        yet, createDocument with that text."""
+        self.wrote(n)
+        if self.world.tenants[n].vault.by_path(path) is None:
+            self.run(self.world.create_document(n, path, body))
+        else:
+            self.run(self.world.edit_document(n, path, body, fresh))
 
     @rule(n=TENANT, source=st.integers(0, 20), to=st.integers(0, 20), link_type=st.sampled_from(LINK_TYPES))
     def create_link(self, n: int, source: int, to: int, link_type: str) -> None:

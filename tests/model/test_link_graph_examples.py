@@ -142,3 +142,35 @@ async def test_found_a_blank_capture_is_refused_and_makes_no_day_note(world: Wor
     await world.check(0)
     await world.capture(0, "2026-06-09", "a [[Beta]] thought")
     await world.check(0)
+
+
+async def test_a_document_edit_moves_its_wikilinks_and_a_stale_hash_changes_nothing(world: World) -> None:
+    """updateDocument(content): the document's wikilinks follow its new text once enrichment ran (one bound, one a
+    ghost, one to the other document), its hash and full-text entry follow; a stale ifContentHash is a CONFLICT that
+    leaves text, hash and links as they were; a rename rewrites the document's link to the note, a hard delete
+    turns it into a ghost, and the same texts in another order and through export and import give the same links."""
+    await world.save_note(0, BETA, "The target.")
+    await world.create_document(0, "specs/api.txt", "No links yet.")
+    await world.create_document(0, "guides/setup.md", "The guide, linking [[Beta]].")
+    await world.check(0)
+    await world.edit_document(0, "guides/setup.md", "Now [[beta#Intro|the other]], [[Nowhere]] and [[api.txt]].")
+    await world.check(0)
+    await world.edit_document(0, "guides/setup.md", "A lost update: [[Alpha]].", fresh=False)
+    await world.check(0)
+    await world.save_note(0, ALPHA, "Binds the ghost [[Setup]].")
+    await world.rename(0, BETA, "Delta", rewrite=True)
+    await world.check(0)
+    await world.hard_delete(0, ("", "Delta"))
+    await world.check(0)
+    await world.round_trips(0)
+
+
+async def test_a_document_emptied_keeps_no_links_and_no_words(world: World) -> None:
+    """Found by the machine's edit_document step: updateDocument to a blank text left the document's old wikilinks
+    and its full-text entry in place (enrichment SKIPPED the empty file and cleared nothing it had derived)."""
+    await world.save_note(0, BETA, "The target.")
+    # `zqjjword`: a word of the text, which the edit's full-text check must no longer find.
+    await world.create_document(0, "guides/setup.md", "Linking [[Beta]] and [[Nowhere]], zqjjword.")
+    await world.check(0)
+    await world.edit_document(0, "guides/setup.md", "")
+    await world.check(0)

@@ -22,7 +22,8 @@ import yaml
 
 from tests.agents.mcp_client import call, mcp_session
 from tests.model.obsidian import Document, Note, TypedLink, Vault, body_links, key_of, note_slug
-from tests.support.server import RunningServer
+from tests.support.server import RunningServer, serve_tenants
+from tests.support.waiting import eventually
 
 # `Link.key` (the resolution key, issue 18) is not in the schema on main yet; links-core adds it. Until then the key
 # is read as the slug of `ref`, which is what `ref` holds on main. The lead flips this after merging links-core.
@@ -41,7 +42,7 @@ BOTH_WAYS = (f"outgoing(first: {PAGE}) {{ totalCount nodes {{ {LINK} }} }} "
 ITEMS = f"""query($after: String) {{
   notes(first: 50, includeArchived: true, after: $after) {{ pageInfo {{ hasNextPage endCursor }}
     nodes {{ id title slug body archivedAt {BOTH_WAYS} }} }}
-  documents(first: 100) {{ totalCount nodes {{ id path {BOTH_WAYS} }} }} }}"""
+  documents(first: 100) {{ totalCount nodes {{ id path content contentHash {BOTH_WAYS} }} }} }}"""
 IDS = "{ notes(first: 100, includeArchived: true) { nodes { id slug } } documents(first: 100) { nodes { id path } } }"
 SAVE = """mutation($input: NoteInput!) { saveNote(input: $input) { note { id slug title body } } }"""
 RENAME = ("""mutation($input: NoteInput!, $rewrite: Boolean!) {
@@ -51,6 +52,10 @@ UPDATE = "mutation($id: ID!, $patch: NotePatch!) { updateNote(id: $id, input: $p
 ARCHIVE = "mutation($id: ID!, $a: Boolean!) { archiveNote(id: $id, archived: $a) { id archivedAt } }"
 DELETE_NOTE = "mutation($id: ID!) { deleteNote(id: $id, hard: true) { deleted } }"
 CREATE_DOCUMENT = "mutation($input: DocumentInput!) { createDocument(input: $input) { id path } }"
+UPDATE_DOCUMENT = ("mutation($id: ID!, $input: DocumentUpdateInput!) { updateDocument(id: $id, input: $input) "
+                   "{ id path content contentHash } }")
+DOCUMENT_STAGES = "{ documents(first: 100) { nodes { id enrichment { stage } } } }"
+FOUND_BY = 'query($q: String!) { search(query: $q, mode: KEYWORD, limit: 20) { item { id } } }'
 CREATE_LINK = f"mutation($input: LinkInput!) {{ createLink(input: $input) {{ {LINK} }} }}"
 DELETE_LINK = "mutation($id: ID!) { deleteLink(id: $id) { deleted } }"
 IMPORT = """mutation($path: String!, $force: Boolean!) { importVault(path: $path, force: $force) {
@@ -71,6 +76,8 @@ DAYS = ["2026-06-09", "2026-06-10"]
 TARGETS = ["Alpha", "Beta", "projects/Beta", "Delta", "projects/Delta", "Gamma Ray", "Setup", "Nowhere",
            "guides/setup", "setup", "api.txt", "specs/api", "specs/api.txt", "diagram.png", DAYS[0]]
 LINK_TYPES = ["REFERENCES", "RELATED", "DEPENDS_ON"]
+# Where enrichment ends: the model compares a document's wikilinks once it is DONE.
+TERMINAL = {"DONE", "FAILED", "SKIPPED"}
 
 
 class ServerDisagrees(AssertionError):
@@ -161,7 +168,19 @@ class World:
     def __init__(self, server: RunningServer, vault_root: Path, tenants: int = 2) -> None:
         self.server = server
         self.vault_root = vault_root
-        self.tenants = [Tenant(fresh_tenant_name()) for _ in range(tenants)]
+        self.tenants = [self.new_tenant() for _ in range(tenants)]
+        self.words = 0  # the full-text words written into documents so far (each once)
+
+    def new_tenant(self) -> Tenant:
+        """A fresh tenant, whose documents the server's enrichment workers take (their wikilinks come from it)."""
+        t = Tenant(fresh_tenant_name())
+        serve_tenants(self.server.app, [t.name])
+        return t
+
+    def fresh_word(self) -> str:
+        """A word no text of the run holds yet (letters only, one full-text token)."""
+        self.words += 1
+        return "zq" + "".join("abcdefghij"[int(d)] for d in str(self.words)) + "word"
 
     # --- talking to the server ------------------------------------------------------------------------------
 
@@ -292,28 +311,34 @@ class World:
         if holder is not None and holder is not note:
             await self.refused(t, RENAME, variables, "CONFLICT")
             return
+        # The notes' bodies and the workspace documents' texts that link to it (a rename rewrites both).
+        sources = {other.id: other for other in t.vault.sources()}
         pointed = {other.id: [t.vault.resolve(link.target, other.folder) == note.id
-                              for link in body_links(other.body)] for other in t.vault.notes.values()}
-        old_bodies = {i: other.body for i, other in t.vault.notes.items()}
+                              for link in body_links(other.body)] for other in sources.values()}
+        old_bodies = {i: other.body for i, other in sources.items()}
         renamed = (await self.ask(t, RENAME, variables))["saveNote"]["note"]
         expect(renamed["slug"] == new_slug, "the rename answered", renamed)
         note.title = new_title
         bodies = await self.bodies(t)
-        for note_id, old in old_bodies.items():
-            new = bodies[note_id]
+        for source_id, old in old_bodies.items():
+            new = bodies[source_id]
             if not rewrite or old == new:
-                expect(old == new, f"rewriteLinks: false changed the body of {t.vault.notes[note_id].slug}", old, new)
+                expect(old == new, f"rewriteLinks: false changed the text of {sources[source_id].slug}", old, new)
                 continue
-            self.check_rewrite(t, t.vault.notes[note_id], old, new, pointed[note_id], note.id)
-            t.vault.notes[note_id].body = new
+            self.check_rewrite(t, sources[source_id], old, new, pointed[source_id], note.id)
+            if isinstance(source := sources[source_id], Note):
+                source.body = new
+            else:
+                source.content = new
         if rewrite:
-            for note_id, flags in pointed.items():
-                if note_id != note.id and any(flags):
-                    expect(bodies[note_id] != old_bodies[note_id],
-                           f"the rename left [[{name[1]}]] in {t.vault.notes[note_id].slug}", old_bodies[note_id])
+            for source_id, flags in pointed.items():
+                if source_id != note.id and any(flags):
+                    expect(bodies[source_id] != old_bodies[source_id],
+                           f"the rename left [[{name[1]}]] in {sources[source_id].slug}", old_bodies[source_id])
 
     @staticmethod
-    def check_rewrite(t: Tenant, source: Note, old: str, new: str, pointed: list[bool], renamed: str) -> None:
+    def check_rewrite(t: Tenant, source: Note | Document, old: str, new: str, pointed: list[bool],
+                      renamed: str) -> None:
         """A rewritten body differs from the old one only in the targets of the links that pointed at the renamed
         note, which point at it again; alias, heading, block and embed are kept."""
         before, after = body_links(old), body_links(new)
@@ -338,8 +363,13 @@ class World:
                 expect(was.target == now.target, f"the rename rewrote an unrelated link in {source.slug}", was, now)
 
     async def bodies(self, t: Tenant) -> dict[str, str]:
-        query = "{ notes(first: 100, includeArchived: true) { nodes { id body } } }"
-        return {n["id"]: n["body"] for n in (await self.ask(t, query))["notes"]["nodes"]}
+        """Every note's body and every workspace document's text, by id."""
+        query = ("{ notes(first: 100, includeArchived: true) { nodes { id body } } "
+                 "documents(first: 100) { nodes { id content } } }")
+        data = await self.ask(t, query)
+        return {**{n["id"]: n["body"] for n in data["notes"]["nodes"]},
+                **{d["id"]: d["content"] for d in data["documents"]["nodes"]
+                   if d["id"] in t.vault.documents and not t.vault.documents[d["id"]].attachment}}
 
     async def archive(self, n: int, name: tuple[str, str], archived: bool = True) -> None:
         t = self.tenants[n]
@@ -358,14 +388,44 @@ class World:
         expect((await self.ask(t, DELETE_NOTE, {"id": note.id}))["deleteNote"]["deleted"], "deleteNote answered")
         t.vault.hard_delete(note.id)
 
-    async def create_document(self, n: int, path: str) -> None:
+    async def create_document(self, n: int, path: str, content: str | None = None) -> None:
         t = self.tenants[n]
-        document_input = {"path": path, "content": f"The {path} file, without links.\n"}
+        document_input = {"path": path, "content": f"The {path} file, without links.\n" if content is None else content}
         if t.vault.by_path(path) is not None:
             await self.refused(t, CREATE_DOCUMENT, {"input": document_input}, "CONFLICT")
             return
         made = (await self.ask(t, CREATE_DOCUMENT, {"input": document_input}, creates=True))["createDocument"]
-        t.vault.documents[made["id"]] = Document(made["id"], made["path"], attachment=False)
+        t.vault.documents[made["id"]] = Document(made["id"], made["path"], False, document_input["content"])
+
+    async def edit_document(self, n: int, path: str, text: str, fresh: bool = True) -> None:
+        """updateDocument(content) guarded by ifContentHash: with the hash of the text it holds, the file takes the
+        new text (and a word of its own, so the full-text entry can be asked for), its hash follows, and enrichment
+        syncs its wikilinks; with a stale hash, CONFLICT, and nothing changes. Then the full-text index finds the
+        document by its new word and no longer by the one its old text had."""
+        t = self.tenants[n]
+        document = t.vault.by_path(path)
+        if document is None or document.attachment:
+            return
+        old = document.content
+        word = self.fresh_word() if text.strip() else None  # a blank text stays blank: nothing to enrich
+        content = f"{text}\n\n{word}\n" if word else text
+        held = hashlib.sha256(old.encode()).hexdigest()
+        guard = held if fresh else hashlib.sha256(f"{old}, before an edit made meanwhile".encode()).hexdigest()
+        variables = {"id": document.id, "input": {"content": content, "ifContentHash": guard}}
+        if not fresh:
+            await self.refused(t, UPDATE_DOCUMENT, variables, "CONFLICT")
+            return
+        updated = (await self.ask(t, UPDATE_DOCUMENT, variables))["updateDocument"]
+        expect(updated == {"id": document.id, "path": path, "content": content,
+                           "contentHash": hashlib.sha256(content.encode()).hexdigest()}, "updateDocument answered",
+               updated)
+        document.content = content
+        await self.settle(t)
+        old_words = set(re.findall(r"\bzq[a-j]+word\b", old))
+        for query, want in [*([(word, True)] if word else []), *((w, False) for w in old_words)]:
+            found = {hit["item"]["id"] for hit in (await self.ask(t, FOUND_BY, {"q": query}))["search"]}
+            expect((document.id in found) == want, f"{t.name}: keyword search for {query!r} "
+                   f"{'misses' if want else 'still finds'} {path}", found)
 
     def item_named(self, t: Tenant, name: str | tuple[str, str]) -> str | None:
         item = t.vault.by_slug(note_slug(*name)) if isinstance(name, tuple) else t.vault.by_path(name)
@@ -471,8 +531,22 @@ class World:
 
     # --- reads -----------------------------------------------------------------------------------------------
 
+    async def settle(self, t: Tenant) -> None:
+        """Wait until every document of the tenant was enriched (its wikilinks synced): a workspace document must end
+        DONE (an attachment's bytes are no text, and a blank text holds nothing to enrich: SKIPPED)."""
+        nodes = (await eventually(lambda: self.ask(t, DOCUMENT_STAGES),
+                                  lambda data: all(d["enrichment"]["stage"] in TERMINAL
+                                                   for d in data["documents"]["nodes"]),
+                                  60, f"{t.name}: the documents' enrichment ends"))["documents"]["nodes"]
+        texts = {i for i, d in t.vault.documents.items() if not d.attachment and d.content.strip()}
+        expect(all(d["enrichment"]["stage"] == "DONE" for d in nodes if d["id"] in texts),
+               f"{t.name}: a document's enrichment", nodes)
+
     async def snapshot(self, t: Tenant) -> Snapshot:
-        """Every item with its outgoing links and backlinks (notes paged), each link read the same everywhere."""
+        """Every item with its outgoing links and backlinks (notes paged), each link read the same everywhere, once
+        the documents' enrichment has ended."""
+        if t.vault.documents or t.listed:
+            await self.settle(t)
         snap = Snapshot()
         after: str | None = None
         while True:
@@ -513,6 +587,12 @@ class World:
                f"{t.name}: the notes", snap.notes.keys(), vault.notes)
         expect({i: r["path"] for i, r in snap.documents.items()} == {i: d.path for i, d in vault.documents.items()},
                f"{t.name}: the documents")
+        for document in vault.documents.values():  # a workspace document holds its text, and the hash of it
+            if not document.attachment:
+                row = snap.documents[document.id]
+                expect((row["content"], row["contentHash"]) == (
+                    document.content, hashlib.sha256(document.content.encode()).hexdigest()),
+                    f"{t.name}: the text of {document.path}", row["content"], document.content)
         for link in snap.links.values():
             expect(link.id in snap.outgoing.get(link.source, []), f"{t.name}: a link missing from its source's "
                    "outgoing", link)
@@ -528,17 +608,15 @@ class World:
             for link_id in ids:
                 expect(snap.links[link_id].source == item_id, f"{t.name}: an outgoing link of {item_id} starts "
                        "elsewhere", snap.links[link_id])
-        # Every note's wikilinks are exactly those of its body, each pointing where Obsidian's rules say.
-        for note in vault.notes.values():
+        # Every note's (and document's) wikilinks are exactly those of its text, each pointing where Obsidian's
+        # rules say (an attachment's bytes hold none).
+        for source in [*vault.notes.values(), *vault.documents.values()]:
             got = {link.key: (link.ref, link.label, link.heading, link.target)
-                   for link in (snap.links[i] for i in snap.outgoing.get(note.id, []))
+                   for link in (snap.links[i] for i in snap.outgoing.get(source.id, []))
                    if link.origin == "WIKILINK"}
-            want = {e.key: (e.ref, e.label, e.heading, e.target) for e in vault.wikilinks(note).values()}
-            expect(got == want, f"{t.name}: the wikilinks of {note.slug} (key: ref, label, heading, to)",
-                   note.body, {"server": got, "model": want}, self.names(t))
-        for document in vault.documents.values():
-            expect(not [i for i in snap.outgoing.get(document.id, []) if snap.links[i].origin == "WIKILINK"],
-                   f"{t.name}: wikilinks out of {document.path}, whose text has none")
+            want = {e.key: (e.ref, e.label, e.heading, e.target) for e in vault.wikilinks(source).values()}
+            expect(got == want, f"{t.name}: the wikilinks of {source.slug} (key: ref, label, heading, to)",
+                   source.body, {"server": got, "model": want}, self.names(t))
         typed = {link.id: link for link in snap.links.values() if link.origin != "WIKILINK"}
         expect(set(typed) == set(vault.typed), f"{t.name}: the typed links", sorted(typed), sorted(vault.typed))
         for link_id, model in vault.typed.items():
@@ -671,7 +749,7 @@ class World:
         order = random.Random(seed)
 
         # Another order: the notes shuffled, the documents somewhere among them, attachments through an import.
-        again = Tenant(fresh_tenant_name())
+        again = self.new_tenant()
         self.tenants.append(again)
         steps: list[Any] = [note for note in vault.notes.values()]
         steps += [d for d in vault.documents.values() if not d.attachment]
@@ -685,7 +763,7 @@ class World:
                                                                 "body": step.body}}, creates=True))["saveNote"]["note"]
                 again.vault.notes[saved["id"]] = Note(saved["id"], step.folder, step.title, step.body)
             elif isinstance(step, Document):
-                await self.create_document(len(self.tenants) - 1, step.path)
+                await self.create_document(len(self.tenants) - 1, step.path, step.content)
             else:
                 await self.import_vault(len(self.tenants) - 1, [], attachment=True)
         other = await self.check(len(self.tenants) - 1, surfaces=False)
@@ -696,11 +774,11 @@ class World:
         # Export, then import into a fresh tenant that holds the same workspace documents.
         folder = self.vault_root / uuid.uuid4().hex
         await self.ask(source, EXPORT, {"path": str(folder)})
-        copy = Tenant(fresh_tenant_name())
+        copy = self.new_tenant()
         self.tenants.append(copy)
         for document in vault.documents.values():
             if not document.attachment:
-                await self.create_document(len(self.tenants) - 1, document.path)
+                await self.create_document(len(self.tenants) - 1, document.path, document.content)
         report = (await self.ask(copy, IMPORT, {"path": str(folder), "force": False}))["importVault"]
         expect(not report["skipped"] and not report["conflicts"], "importVault of an export", report)
         copy.listed = set((await self.ids(copy)).values())  # no model of the copy: its own listing is its ids

@@ -6,13 +6,16 @@ close vector neighbour), [[wikilinks]] across scopes, ghosts and manual links ac
 visible set is computed here, from what the test created and the rule of the design (personal: its agent; team:
 its members; shared: the whole tenant; an all-scopes key: everything of its tenant), never asked of the server.
 
-Every answer is then scanned for item ids (`doc_…`, `note_…`) and link ids (`lnk_…`): one that the principal may not
-see is a leak, wherever it hides (a via, a canvas edge, a suggestion, a ghost candidate, a subscription event).
+Every answer is then scanned for item ids (`doc_…`, `note_…`), link ids (`lnk_…`) and topic ids (`topic_…`, which name
+their document): one that the principal may not see is a leak, wherever it hides (a via, a canvas edge, a suggestion,
+a ghost candidate, a search hit's topic, a subscription event).
 Lists must equal the expected set, so the proof is not vacuous.
 
-Each principal asks: documents, notes, graph, tags, ghosts, enrichmentProgress and contextPack; search in every
-mode (KEYWORD, VECTOR, HYBRID weighted and RRF, GRAPH both ways), unfiltered and with a scope filter; node() with
-backlinks, outgoing links and suggestions for every item of its tenant and six foreign ones; document(path) and
+Each principal asks: documents (with their topics, exactly those the all-scopes key lists), notes, graph, tags,
+ghosts, enrichmentProgress and contextPack; search in every mode (KEYWORD, VECTOR, HYBRID weighted and RRF, GRAPH
+both ways), unfiltered and with a scope filter, each hit's topic its own document's (and a keyword hit names one);
+node() with backlinks, outgoing links and suggestions for every item of its tenant and six foreign ones; node() of
+every topic of its tenant and four foreign ones (found exactly when its document is visible); document(path) and
 note(slug) for every shared path and slug; a traversal from all it sees; graph(center), canvas and traverse around
 four visible items and two hidden ones (NOT_FOUND). Over a real graphql-transport-ws socket per key:
 enrichmentEvents live while the world is built, a snapshot by the ids of every document of every tenant, and
@@ -22,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import json
 import os
 import random
@@ -52,6 +56,8 @@ pytestmark = [pytest.mark.security, pytest.mark.api, pytest.mark.timeout(600)]  
 SEED = int(os.environ.get("VAULTGRAPH_TENANCY_SEED", "8"))
 ITEM_ID = re.compile(r"\b(?:doc|note)_[0-9a-f]{32}\b")
 LINK_ID = re.compile(r"\blnk_[0-9a-f]{32}\b")
+# A topic's id names its document's (graph/topics.py `topic_id`): `topic_<the document's hex>_<position>`.
+TOPIC_ID = re.compile(r"\btopic_([0-9a-f]{32})_[0-9]+\b")
 TERMINAL = {"DONE", "FAILED", "SKIPPED"}
 
 AGENTS = ["ann", "bob", "cy"]
@@ -74,7 +80,7 @@ AROUND = ["""graph(center: "$ITEM", hops: 3, limit: 200) { nodes { id } edges { 
   reached { item { id } viaLinkId fromId } }""", 'canvas(center: "$ITEM", hops: 2)',
           'traverse(from: ["$ITEM"], hops: 3, maxNodes: 200) { nodes { item { id } viaLinkId fromId } }']
 LISTS = """{
-  documents(first: 100) { totalCount edges { node { id enrichment { stage } } } }
+  documents(first: 100) { totalCount edges { node { id enrichment { stage } topics(first: 5) { id } } } }
   notes(first: 100, includeArchived: true) { totalCount edges { node { id } } }
   graph(limit: 500) { nodes { id } edges { id from { id } to { id } } }
   tags { tag count }
@@ -82,11 +88,13 @@ LISTS = """{
   enrichmentProgress { total }
   contextPack(query: "QUERY", budgetTokens: 4000, maxItems: 20, threshold: 0.0) {
     text items { item { id } via { fromId linkId } } omitted { item { id } } } }"""
+TOPICS_OF_ALL = "{ documents(first: 100) { edges { node { id topics(first: 50) { id } } } } }"
 DOC_STAGES = "{ documents(first: 100) { edges { node { id enrichment { stage } } } } }"
 SEARCH = """search(query: "QUERY", mode: $MODE, fusion: $FUSION, scope: $SCOPE, limit: 100) {
-  item { id } via { linkId from { id } to { id } } }"""
+  item { id } via { linkId from { id } to { id } } topic { id document { id } } }"""
 SEARCH_MODES = [("KEYWORD", "WEIGHTED"), ("VECTOR", "WEIGHTED"), ("HYBRID", "WEIGHTED"), ("HYBRID", "RRF"),
                 ("GRAPH", "WEIGHTED"), ("GRAPH", "RRF")]
+TOPIC_NODE = 'node(id: "$TOPIC") { id ... on Topic { name document { id } } }'
 ALIASES = 15  # the server's alias cap: many questions a request, each under its own alias
 EVENTS = "subscription($ids: [ID!]) { enrichmentEvents(documentIds: $ids) { documentId stage } }"
 PROGRESS = "subscription { enrichmentProgress { total } }"
@@ -126,6 +134,7 @@ class World:
     principals: list[Who] = field(default_factory=list)
     items: dict[str, Made] = field(default_factory=dict)
     links: dict[str, tuple[str, str, str | None]] = field(default_factory=dict)  # id -> (tenant, from, to)
+    topics: dict[str, str] = field(default_factory=dict)  # topic id -> its document's id (every tenant's)
 
     def visible(self, who: Who, kind: str | None = None) -> set[str]:
         return {i.id for i in self.items.values()
@@ -148,6 +157,10 @@ class World:
             f"{self.items[i].tenant}/{self.items[i].owner}" for i in sorted(leaked))
         leaked_links = set(LINK_ID.findall(text)) - self.visible_links(who)
         assert not leaked_links, f"seed {self.seed}: {who.name} sees links {sorted(leaked_links)} in {what}"
+        # A topic is its document's: one of a document the principal may not see is a leak, named or not.
+        leaked_topics = {m.group(0) for m in TOPIC_ID.finditer(text) if m.group(0) != sent
+                         and f"doc_{m.group(1)}" not in self.visible(who)}
+        assert not leaked_topics, f"seed {self.seed}: {who.name} sees topics {sorted(leaked_topics)} in {what}"
         assert "Traceback" not in text
         return text
 
@@ -256,6 +269,11 @@ async def _map_links(server: RunningServer, world: World, admins: list[Who]) -> 
                 for edge in node[direction]["edges"]:
                     link = edge["node"]
                     world.links[link["id"]] = (admin.tenant, link["from"]["id"], (link["to"] or {}).get("id"))
+        # Every topic of the tenant, from its documents (the all-scopes key sees them all).
+        page = await server.data(TOPICS_OF_ALL, headers=admin.headers)
+        for edge in page["documents"]["edges"]:
+            for topic in edge["node"]["topics"]:
+                world.topics[topic["id"]] = edge["node"]["id"]
 
 
 async def _drain(ws: GraphQLWebSocket, operation: str, expect: int, quiet: float = 0.5) -> list[dict[str, Any]]:
@@ -283,6 +301,10 @@ async def _reads(server: RunningServer, world: World, who: Who, rng: random.Rand
     assert body["documents"]["totalCount"] == len(docs) and body["notes"]["totalCount"] == len(notes)
     assert body["enrichmentProgress"]["total"] == len(docs), f"{who.name} enrichmentProgress"
     assert {n["id"] for n in body["graph"]["nodes"]} <= mine
+    # Document.topics: every topic of each document it sees, as the all-scopes key listed them.
+    for edge in body["documents"]["edges"]:
+        listed = {t["id"] for t in edge["node"]["topics"]}
+        assert listed == {t for t, d in world.topics.items() if d == edge["node"]["id"]}, f"{who.name} topics"
 
     # Search in every mode, unfiltered and with one scope filter: the near-identical foreign texts never come back.
     scope = rng.choice(["SHARED", "PERSONAL", "TEAM"])
@@ -294,6 +316,11 @@ async def _reads(server: RunningServer, world: World, who: Who, rng: random.Rand
         world.check(who, f"search {mode}/{fusion}/{s}", hits)
         if s == "null" and mine:
             assert hits, f"seed {world.seed}: {who.name} search {mode}/{fusion} found nothing of its own"
+        for hit in hits:
+            if hit["topic"] is not None:  # the topic is the hit's own document's
+                assert hit["topic"]["document"]["id"] == hit["item"]["id"] == world.topics[hit["topic"]["id"]], hit
+        if s == "null" and mode == "KEYWORD" and world.visible(who, "doc"):
+            assert any(hit["topic"] for hit in hits), f"{who.name}: no keyword hit named its topic"
 
     # Single reads (backlinks, outgoing, suggestions) of every item of its tenant and a sample of the others':
     # found exactly when visible.
@@ -303,6 +330,14 @@ async def _reads(server: RunningServer, world: World, who: Who, rng: random.Rand
                           strict=True):
         world.check(who, f"node({item})", node, sent=item)
         assert (node is not None) == (item in mine), f"seed {world.seed}: {who.name} node({item})"
+    # node(id:) of every topic of its tenant and of four foreign ones: found exactly when its document is visible.
+    topics = sorted(t for t, d in world.topics.items() if world.items[d].tenant == who.tenant)
+    topics += rng.sample(sorted(set(world.topics) - set(topics)), min(4, len(world.topics) - len(topics)))
+    for topic, node in zip(topics, await _ask_each(server, [TOPIC_NODE.replace("$TOPIC", t) for t in topics], h),
+                           strict=True):
+        world.check(who, f"node({topic})", node, sent=topic)
+        assert (node is not None) == (world.topics[topic] in mine), f"seed {world.seed}: {who.name} node({topic})"
+        assert node is None or node["document"]["id"] == world.topics[topic], node
     lookups = [f'document(path: "{p}") {{ id }}' for p in PATHS] + [
         f'note(slug: "{t.lower().replace(" ", "-")}") {{ id }}' for t in TITLES]
     world.check(who, "document(path)/note(slug)", await server.graphql(_aliased(lookups)[0], headers=h))
@@ -376,15 +411,16 @@ async def test_every_principal_sees_exactly_its_share(open_server: RunningServer
 # Scopes inside one tenant under random writes (issue 19, "The net").
 #
 # Random principals of one tenant (an all-scopes key, agents, agents in teams, team-only and plain keys) run a random
-# program of writes through the write paths: createDocument (also at paths reserved for other owners),
-# updateDocument, deleteDocument, uploadDocuments (also into reserved folders), a file written straight into the
-# workspace and a rescan, saveNote and createLink. The model beside it says, from the design's rule alone, which
-# writes are allowed and whose item each one makes (a workspace file's owner is the one its path names, whoever wrote
-# it). Then: every answer was the expected one, the tenant holds exactly the model's items with the model's owners
-# and titles (no refused write changed anything), and every principal's reads (documents, notes, graph, tags,
-# node(id) with backlinks, outgoing links and a note's unlinked mentions, document(path), search, traverse) show no
-# id, no link and no text marker of a scope it cannot see, and lists and counts equal its visible share; every note
-# the program saves names a shared hub note in plain text, whose unlinked mentions are exactly the reader's share.
+# program of writes through the write paths: createDocument (also at paths reserved for other owners), updateDocument
+# (its title; its text guarded by ifContentHash, a stale hash a CONFLICT that changes nothing), deleteDocument,
+# uploadDocuments (also into reserved folders), a file written straight into the workspace and a rescan, saveNote and
+# createLink. The model beside it says, from the design's rule alone, which writes are allowed and whose item each one
+# makes (a workspace file's owner is the one its path names, whoever wrote it). Then: every answer was the expected
+# one, the tenant holds exactly the model's items with the model's owners, titles, texts and content hashes (no
+# refused write changed anything), and every principal's reads (documents, notes, graph, tags, node(id) with
+# backlinks, outgoing links and a note's unlinked mentions, document(path), search, traverse) show no id, no link and
+# no text marker of a scope it cannot see, and lists and counts equal its visible share; every note the program saves
+# names a shared hub note in plain text, whose unlinked mentions are exactly the reader's share.
 #
 # Default: the attack of issue 19.1 plus two random programs of up to eight steps (16 s measured at a load average
 # of 14 on two cores, 48 s at 20; a few seconds on a quiet machine). A long run:
@@ -407,9 +443,11 @@ FILE_PLACES = {"f.md": "shared", "deep/f.md": "shared", "agents/ann/f.md": "agen
 MARKER = re.compile(r"\bmk[0-9]{1,4}x\b")
 UPDATE = "mutation($id: ID!, $t: String!) { updateDocument(id: $id, input: {title: $t}) { id title } }"
 DELETE = "mutation($id: ID!) { deleteDocument(id: $id) { deleted } }"
+EDIT = ("mutation($id: ID!, $input: DocumentUpdateInput!) { updateDocument(id: $id, input: $input) "
+        "{ id title contentHash content } }")
 SCOPE_CREATE = "mutation($input: DocumentInput!) { createDocument(input: $input) { id scope agentId teamId } }"
 SCOPE_RESCAN = "mutation { rescanWorkspace { new skipped { path reason } } }"
-ADMIN_VIEW = """{ documents(first: 100) { edges { node { id title scope agentId teamId } } }
+ADMIN_VIEW = """{ documents(first: 100) { edges { node { id title scope agentId teamId contentHash content } } }
   notes(first: 100, includeArchived: true) { edges { node { id scope agentId teamId } } } }"""
 SCOPE_LISTS = """{ documents(first: 100) { totalCount edges { node { id path title } } }
   notes(first: 100, includeArchived: true) { totalCount edges { node { id title body } } }
@@ -435,6 +473,8 @@ step_strategy = st.one_of(
     st.tuples(st.just("reserved"), st.integers(0, 5), st.sampled_from(RESERVED)),
     st.tuples(st.just("update"), st.integers(0, 5), st.integers(0, 99)),
     st.tuples(st.just("delete"), st.integers(0, 5), st.integers(0, 99)),
+    # updateDocument(content, ifContentHash): the hash of the text it holds (True) or of an older one (False).
+    st.tuples(st.just("edit"), st.integers(0, 5), st.integers(0, 99), st.booleans()),
     st.tuples(st.just("upload"), st.integers(0, 5), st.sampled_from(SCOPE_OWNERS), st.sampled_from(FOLDERS)),
     st.tuples(st.just("file"), st.sampled_from(sorted(FILE_PLACES))),
     st.tuples(st.just("note"), st.integers(0, 5), st.sampled_from(SCOPE_OWNERS)),
@@ -460,6 +500,7 @@ class ScopeModel:
 
     world: World
     titles: dict[str, str] = field(default_factory=dict)  # document id -> title
+    contents: dict[str, str] = field(default_factory=dict)  # document id -> the text of its file
     markers: dict[str, str] = field(default_factory=dict)  # marker -> owner of the item that holds it
     paths: dict[tuple[str, str], str] = field(default_factory=dict)  # (owner, path) -> document id
     slugs: dict[tuple[str, str], str] = field(default_factory=dict)  # (owner, slug) -> note id of days and meetings
@@ -489,6 +530,7 @@ class ScopeModel:
     def remove(self, item_id: str) -> None:
         del self.world.items[item_id]
         self.titles.pop(item_id, None)
+        self.contents.pop(item_id, None)
         self.paths = {k: v for k, v in self.paths.items() if v != item_id}
         for lid, (tenant, src, dst) in list(self.world.links.items()):
             if src == item_id:
@@ -564,6 +606,37 @@ async def _mcp_note_step(server: RunningServer, model: ScopeModel, writer: Who, 
     model.world.check(writer, what, made)
 
 
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+async def _edit_step(server: RunningServer, model: ScopeModel, writer: Who, step: tuple[Any, ...], what: str) -> None:
+    """updateDocument with a new text (and title) guarded by ifContentHash: the writer's own or a seen scope's
+    document takes it; a stale hash is a CONFLICT naming the current hash, and changes nothing; a document the writer
+    cannot see is NOT_FOUND, with no hash of it."""
+    target, fresh = model.pick(step[2], "doc"), step[3]
+    if target is None:
+        return
+    old = model.contents[target.id]
+    mark = model.marker(target.owner)
+    text = f"# Edit {mark}\nzebracorn {mark}, rewritten."
+    guard = _sha256(old) if fresh else _sha256(f"{old} before an edit made meanwhile")
+    body = await server.graphql(EDIT, {"id": target.id, "input": {"title": f"Doc {mark}", "content": text,
+                                                                  "ifContentHash": guard}}, writer.headers)
+    model.world.check(writer, what, body, sent=target.id)
+    if not writer.sees(target.owner):
+        assert _code(body) == "NOT_FOUND" and "contentHash" not in json.dumps(body), f"{what}: {body}"
+        return
+    if not fresh:
+        assert _code(body) == "CONFLICT", f"{what}: {body}"
+        assert body["errors"][0]["extensions"].get("contentHash") == _sha256(old), f"{what}: {body}"
+        return
+    assert _code(body) is None, f"{what}: {body}"
+    assert body["data"]["updateDocument"] == {"id": target.id, "title": f"Doc {mark}", "contentHash": _sha256(text),
+                                              "content": text}, f"{what}: {body}"
+    model.titles[target.id], model.contents[target.id] = f"Doc {mark}", text
+
+
 async def _scope_step(server: RunningServer, model: ScopeModel, who: list[Who], root: Path, step: tuple[Any, ...],
                       n: int) -> None:
     """Run one write and check its answer against the model; the model then records what it made or changed."""
@@ -577,9 +650,10 @@ async def _scope_step(server: RunningServer, model: ScopeModel, who: list[Who], 
     elif op in ("create", "upload", "note"):
         writer, owner = who[step[1]], step[2]
         mark = model.marker(owner)
+        text = f"zebracorn {mark}" if op == "create" else f"# Up {mark}\nzebracorn {mark}"
         if op == "create":
             path = f"{n}-{step[3]}"
-            body = await server.graphql(SCOPE_CREATE, {"input": {"path": path, "content": f"zebracorn {mark}",
+            body = await server.graphql(SCOPE_CREATE, {"input": {"path": path, "content": text,
                                                                   "title": f"Doc {mark}", **_owner_input(owner)}},
                                         writer.headers)
         elif op == "note":
@@ -589,7 +663,7 @@ async def _scope_step(server: RunningServer, model: ScopeModel, who: list[Who], 
         else:
             folder = step[3]
             variables = {**_owner_input(owner), "folder": folder}
-            response = await upload(server, [(f"up{n}.md", f"# Up {mark}\nzebracorn {mark}".encode())], variables,
+            response = await upload(server, [(f"up{n}.md", text.encode())], variables,
                                     writer.headers)
             body = response.json()
         if not writer.sees(owner):
@@ -616,6 +690,7 @@ async def _scope_step(server: RunningServer, model: ScopeModel, who: list[Who], 
             kind = "doc"
         if kind == "doc":
             assert _owner_of(made) == owner, f"{what}: made {made}"
+            model.contents[made["id"]] = text
         model.add(made["id"], owner, kind, tenant)
         model.world.check(writer, what, body)  # the answer names only what the writer sees, its new item included
     elif op == "reserved":
@@ -642,12 +717,14 @@ async def _scope_step(server: RunningServer, model: ScopeModel, who: list[Who], 
             model.titles[target.id] = f"Doc {mark}"
         else:
             model.remove(target.id)
+    elif op == "edit":
+        await _edit_step(server, model, who[step[1]], step, what)
     elif op == "file":
         place, owner = step[1], FILE_PLACES[step[1]]
         place = place.replace("f.md", f"f{n}.md")
         mark = model.marker(owner or "nobody")
         (root / place).parent.mkdir(parents=True, exist_ok=True)
-        (root / place).write_text(f"# File {mark}\nzebracorn {mark}")
+        (root / place).write_text(text := f"# File {mark}\nzebracorn {mark}")
         admin = who[0]
         before = set(model.world.items)
         report = (await server.data(SCOPE_RESCAN, headers=admin.headers))["rescanWorkspace"]
@@ -660,6 +737,7 @@ async def _scope_step(server: RunningServer, model: ScopeModel, who: list[Who], 
         [new] = [e["node"] for e in docs if e["node"]["id"] not in before]
         assert _owner_of(new) == owner, f"{what}: the file at {place} became {new}"
         model.titles[new["id"]] = f"File {mark}"
+        model.contents[new["id"]] = text
         model.add(new["id"], owner, "doc", tenant)
     elif op == "link":
         writer, src, dst = who[step[1]], model.pick(step[2]), model.pick(step[3])
@@ -734,7 +812,8 @@ async def scope_server(settings: Settings) -> AsyncIterator[RunningServer]:
 # The attack of issue 19.1, always run: bob, in the shared scope, at ann's and team red's paths and folders.
 @example(program=[("create", 1, "agent:ann", "a.md"), ("reserved", 2, "agents/ann/plan.md"),
                   ("reserved", 2, "agents/bob"), ("upload", 2, "shared", "agents/ann"), ("file", "agents/f.md"),
-                  ("file", "agents/ann/f.md"), ("update", 2, 0), ("delete", 2, 0)])
+                  ("file", "agents/ann/f.md"), ("edit", 2, 0, True), ("edit", 1, 0, False), ("edit", 1, 0, True),
+                  ("update", 2, 0), ("delete", 2, 0)])
 # The seeds' write paths that pick a note by slug: ann's day note stays hers, bob's capture makes his own, the admin's
 # lands in the shared one, a meeting ingested twice is one note; MCP writes in every scope.
 @example(program=[("daily", 1, DAYS[0]), ("capture", 2, DAYS[0]), ("capture", 0, DAYS[0]), ("capture", 1, DAYS[0]),
@@ -764,5 +843,8 @@ async def test_scopes_hold_under_random_writes_by_random_principals(
     for item_id, node in [*docs.items(), *notes.items()]:
         assert _owner_of(node) == model.world.items[item_id].owner, (item_id, node)
     assert {i: d["title"] for i, d in docs.items()} == model.titles
+    # Each file holds the model's text and its hash (an edit refused for a stale hash wrote nothing).
+    assert {i: (d["content"], d["contentHash"]) for i, d in docs.items()} == {
+        i: (text, _sha256(text)) for i, text in model.contents.items()}
 
     await _bounded((_scope_reads(scope_server, model, w, tenant) for w in who), limit=3)

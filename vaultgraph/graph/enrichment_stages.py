@@ -78,6 +78,24 @@ CREATE (s)-[r:$(row.type)]->(t)
 SET r = row.props, r.createdAt = datetime()
 """
 
+# A document SKIPPED now (its file became empty, binary or too large) keeps nothing an earlier text gave it: its
+# summary and the hash it was enriched at, its vector, chunks and topics, and the links this pipeline classified
+# (its WIKILINK edges are synced to none by the caller, services/wikilink_sync.py, in the same transaction).
+# Otherwise search would still find it by words its file no longer holds, and its old [[links]] would stay.
+CLEAR_DERIVED = """
+CYPHER 25
+UNWIND $ids AS id
+MATCH (d:Document {tenantId: $tenant, id: id}) WHERE d.claimedBy = $worker
+""" + still_held() + """
+CALL (d) { MATCH (c:Chunk {tenantId: $tenant, itemId: d.id}) DETACH DELETE c }
+CALL (d) { MATCH (t:Topic {tenantId: $tenant, itemId: d.id}) DETACH DELETE t }
+CALL (d) { MATCH (d)-[r {classifiedBy: $classifiedBy}]->() DELETE r }
+SET d.summary = null, d.summaryHash = null, d.enrichedHash = null
+WITH d, {vector: null} AS row
+""" + set_vector("d", "row.vector") + """
+RETURN d.id AS id
+"""
+
 FINISH = """
 UNWIND $rows AS row
 MATCH (d:Document {tenantId: $tenant, id: row.id}) WHERE d.claimedBy = $worker
@@ -192,6 +210,14 @@ async def replace_classified_links(tx: AsyncManagedTransaction, tenant: str, id:
     await (await tx.run(REMOVE_CLASSIFIED_LINKS, tenant=tenant, id=id, classifiedBy=CLASSIFIED_BY)).consume()
     if rows:
         await (await tx.run(CREATE_CLASSIFIED_LINKS, tenant=tenant, id=id, rows=rows)).consume()
+
+
+async def clear_derived(tx: AsyncManagedTransaction, tenant: str, worker: str, ids: list[str],
+                        model: VectorModel) -> set[str]:
+    """CLEAR_DERIVED for the documents `worker` still holds among `ids`; returns those it cleared."""
+    result = await tx.run(CLEAR_DERIVED, tenant=tenant, worker=worker, ids=ids, classifiedBy=CLASSIFIED_BY,
+                          **model.params())
+    return {record["id"] async for record in result}
 
 
 async def finish(tx: AsyncManagedTransaction, tenant: str, worker: str, rows: list[dict[str, Any]],

@@ -26,6 +26,7 @@ from vaultgraph.graph import enrichment_claims as claim_cypher
 from vaultgraph.graph import enrichment_stages as stage_cypher
 from vaultgraph.graph import topics as topic_cypher
 from vaultgraph.graph.session import Graph
+from vaultgraph.graph.vectors import VectorModel
 from vaultgraph.models import ModelClient, ModelError
 from vaultgraph.services.indexing import current_model
 from vaultgraph.services.taxonomy import Taxonomy, tenant_taxonomy
@@ -124,6 +125,21 @@ class Pipeline:
             self.timings.add(stage.value, time.perf_counter() - started, len(running))
         await self.stages.finish(tenant, active(jobs))
 
+    async def _skip(self, tenant: str, jobs: list[Job]) -> None:
+        """SKIPPED: the file holds no text enrichment reads now, so the document first loses what an earlier text
+        gave it (graph/enrichment_stages.py CLEAR_DERIVED, and its wikilinks), then ends with the reason."""
+        if not jobs:
+            return
+        await self.graph.write(self._clear_tx, tenant, jobs, current_model(self.models))
+        await self.stages.end(tenant, jobs, EnrichmentStage.SKIPPED)
+
+    async def _clear_tx(self, tx: AsyncManagedTransaction, tenant: str, jobs: list[Job],
+                        model: VectorModel) -> None:
+        cleared = await stage_cypher.clear_derived(tx, tenant, self.config.worker_id, [job.id for job in jobs], model)
+        for job in jobs:
+            if job.id in cleared:
+                await sync_document_text(tx, job.document, "")
+
     async def record_failures(self, tenant: str, jobs: list[Job]) -> None:
         """FAILED with the reason, after the last attempt (or at once when retrying cannot help)."""
         await self.stages.end(tenant, jobs, EnrichmentStage.FAILED)
@@ -148,8 +164,7 @@ class Pipeline:
                 unchanged.append(job)
         if rows:
             await self.graph.write(stage_cypher.save_prepared, tenant, self.config.worker_id, rows)
-        await self.stages.end(tenant, [job for job in jobs if job.result and job.result.outcome is Outcome.SKIPPED],
-                        EnrichmentStage.SKIPPED)
+        await self._skip(tenant, [job for job in jobs if job.result and job.result.outcome is Outcome.SKIPPED])
         if unchanged:  # one enriched before topics existed goes on, to get them (its summary is kept)
             split = await self.graph.read(topic_cypher.with_topics, tenant, [job.id for job in unchanged])
             for job in unchanged:
