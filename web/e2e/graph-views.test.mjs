@@ -200,9 +200,9 @@ scenario("graph nodes are reached and opened by keyboard", { full: true }, async
   assert.equal(await ex.hook((vg) => vg.store.selectedId), now); // one Esc, one layer
 });
 
-scenario("attachments and tags come in with their toggles, and nodes are coloured by tag", { full: true }, async (ex) => {
+scenario("attachments, tags and unresolved links come in with their toggles, and nodes are coloured by tag", { full: true }, async (ex) => {
   await ex.importVault({
-    "Gallery.md": "The picture: ![[pic.png]]. See [[Notes on art]]. #art",
+    "Gallery.md": "The picture: ![[pic.png]]. See [[Notes on art]] and [[Nowhere]]. #art",
     "Notes on art.md": "Back to the [[Gallery]]. #art #study",
     "pic.png": TINY_PNG,
   });
@@ -226,6 +226,18 @@ scenario("attachments and tags come in with their toggles, and nodes are coloure
   assert.equal(await ex.hook((vg) => vg.graph.degree("tag:study")), 1);
   await ex.page.uncheck("#graph-show-tags");
   await ex.waitHook((vg) => !vg.graph.hasNode("tag:art"));
+
+  // Unresolved links as ghost nodes (drawn from `ghosts`: the API's graph view holds none), linked from their sources.
+  assert.ok(!(await ex.hook((vg) => vg.graph.nodes().some((/** @type {string} */ n) => n.startsWith("ghost:")))));
+  await ex.page.check("#graph-show-ghosts");
+  const ghostOf = (/** @type {any} */ vg, /** @type {string} */ g) => vg.graph.nodes().find((/** @type {string} */ n) =>
+    n.startsWith("ghost:") && vg.graphPane.visibleNodes.has(n) && vg.graph.hasDirectedEdge(g, n));
+  await ex.waitHook(ghostOf, gallery);
+  const ghost = await ex.hook(ghostOf, gallery);
+  assert.equal(await ex.hook((vg, n) => vg.graph.getNodeAttribute(n, "label"), ghost), "Nowhere");
+  await expectText(ex.page.locator("#graph-status"), "Unresolved links: 1 ghost");
+  await ex.page.uncheck("#graph-show-ghosts");
+  await ex.waitHook((vg) => !vg.graph.nodes().some((/** @type {string} */ n) => n.startsWith("ghost:")));
 
   // Colour by tag: both notes' first tag is "art", one group in the legend, one colour on the discs.
   await ex.page.selectOption("#graph-colour-by", "tag");

@@ -59,6 +59,7 @@ export class GraphControls {
     const details = h("details", { class: "graph-view-menu" },
       h("summary", { text: "View" }),
       toggle("attachments", "Attachments"), toggle("orphans", "Orphans (no links)"), toggle("tags", "Tags as nodes"),
+      toggle("ghosts", "Unresolved links"),
       h("label", { class: "graph-option" }, "Colour by ", colour));
     const local = h("button", { class: "btn", text: "Local graph", attrs: { type: "button", id: "graph-local-open",
       title: "The selected item's neighbourhood alone" } });
@@ -158,7 +159,7 @@ export class GraphControls {
    * is offered, those drawn at the node first: a local or cut view draws only some of the node's links, and the
    * ones it lacks are what expanding is for. */
   private openMenu(node: string, x: number, y: number): void {
-    if (node.startsWith("tag:")) return;
+    if (this.pane.derived(node)) return; // a tag or ghost node has no links of its own to expand
     const graph = this.pane.graph;
     const drawn = new Set(graph.edges(node).map((e) => graph.getEdgeAttribute(e, "linkType")));
     const types = [...ALL_TYPES.filter((t) => drawn.has(t)), ...ALL_TYPES.filter((t) => !drawn.has(t))];

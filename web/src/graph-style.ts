@@ -20,7 +20,7 @@ export interface NodeAttrs {
   typeKey: string;
   degree: number;
   fixed?: boolean; // pinned: ForceAtlas2 leaves it where it is (a drag pins)
-  synthetic?: boolean; // a tag node, derived from the notes' tags
+  synthetic?: boolean; // a tag or ghost node, derived (the notes' tags, unresolved refs), not an item
   [key: string]: unknown;
 }
 
@@ -119,6 +119,7 @@ export type Renderer = Sigma<NodeAttrs, EdgeAttrs, Attributes, NodeState, EdgeSt
 
 export type ColourBy = "type" | "folder" | "tag";
 export const TAG_COLOR = "#c07a2c";
+export const GHOST_COLOR = "#9aa3b2"; // an unresolved [[ref]]: grey, dotted link
 /** Group colours, most frequent group first; the rest share OTHER_GROUP. */
 const GROUP_COLORS = ["#4c6ef5", "#2f9e77", "#e0922f", "#d6336c", "#7c5cff", "#15aabf", "#a07c3b", "#5c940d",
   "#e8590c", "#862e9c", "#1971c2"];

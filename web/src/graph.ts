@@ -21,10 +21,10 @@ import {
 import {
   AGENT_DASH, type ColourBy, type EdgeAttrs, EDGE_STATE, EDGE_STATE_STYLES, type EdgeState, groupColours, groupOf,
   isAttachment, label, LARGE_PRIMITIVES, type NodeAttrs, NODE_STATE, NODE_STATE_STYLES, type NodeState, PRIMITIVES,
-  type Primitives, type Renderer, renderLegend, SOLID, TAG_COLOR,
+  type Primitives, type Renderer, renderLegend, SOLID, TAG_COLOR, GHOST_COLOR,
 } from "./graph-style";
 import { edgeStyle, typeColor } from "./palette";
-import { GRAPH_VIEW } from "./queries";
+import { GHOSTS, GRAPH_VIEW } from "./queries";
 import { type Item, type Link, type PathStep, type Store, typeKey } from "./store";
 import { attempt } from "./toast";
 
@@ -40,6 +40,7 @@ export interface ViewOptions {
   attachments: boolean;
   orphans: boolean;
   tags: boolean;
+  ghosts: boolean;
   colourBy: ColourBy;
 }
 
@@ -53,6 +54,11 @@ export interface LocalView {
 
 export const GRAPH_LIMIT = 2000; // the server's cap on one graph view
 const TAG_PREFIX = "tag:";
+const GHOST_PREFIX = "ghost:";
+/** The API's `ghosts(first:)` bound: the most linked unresolved refs, each with its first ten sources. */
+export const GHOST_LIMIT = 50;
+
+interface GhostsData { ghosts: { ref: string; text: string; links: number; sources: { id: string }[] }[] }
 
 /** Sizes on screen follow the zoom like positions when zooming out, and grow slower when zooming in: discs that do
  * not overlap at the default zoom overlap at none. */
@@ -70,7 +76,7 @@ export class GraphPane {
   largeGraphNodes = 1500;
   /** Measurement only (bench/explorer_frames.mjs, variant `reducers`): pass-through reducers. */
   passThroughReducers = false;
-  options: ViewOptions = { attachments: false, orphans: false, tags: false, colourBy: "type" };
+  options: ViewOptions = { attachments: false, orphans: false, tags: false, ghosts: false, colourBy: "type" };
   local: LocalView | null = null;
   /** Nodes the current options, filters and local view leave visible (recomputed by restyle). */
   visibleNodes = new Set<string>();
@@ -182,10 +188,11 @@ export class GraphPane {
     this.labels = new LabelLayer(s, () => this.labelOrder());
     // Above a few hundred nodes, placing labels costs more per draw than the draw (bench/README.md): not while moving.
     this.labels.hideOnMove = () => this.graph.order > 500;
-    s.on("clickNode", ({ node }) => this.store.select(node.startsWith(TAG_PREFIX) ? this.store.selectedId : node));
+    // Tag and ghost nodes are not items: a click on one keeps the selection.
+    s.on("clickNode", ({ node }) => this.store.select(this.derived(node) ? this.store.selectedId : node));
     s.on("doubleClickNode", (e) => {
       e.preventSigmaDefault();
-      if (!e.node.startsWith(TAG_PREFIX)) void this.expand(e.node);
+      if (!this.derived(e.node)) void this.expand(e.node);
     });
     s.on("clickStage", () => {
       if (this.pathNodes) this.store.emit("path", null);
@@ -493,8 +500,14 @@ export class GraphPane {
   setOptions(patch: Partial<ViewOptions>): void {
     this.options = { ...this.options, ...patch };
     if ("tags" in patch && this.syncTags()) this.runLayout(1200);
+    if ("ghosts" in patch) void this.syncGhosts();
     this.recolour();
     this.onViewChange();
+  }
+
+  /** A tag or ghost node: drawn from the items, not one of them. */
+  derived(node: string): boolean {
+    return this.graph.hasNode(node) && !!this.graph.getNodeAttribute(node, "synthetic");
   }
 
   /** Unpin a node (right-click): the next layout moves it again. */
@@ -541,6 +554,48 @@ export class GraphPane {
     return changed;
   }
 
+  /**
+   * Unresolved links as ghost nodes (when on): the API's graph view never holds ghosts (design: they show in
+   * backlinks, never in traversal or the graph view), so the pane draws them from `ghosts`, the most linked refs
+   * first, each linked from those of its sources that are drawn. The status says when the bound was reached.
+   */
+  private async syncGhosts(): Promise<void> {
+    let ghosts: GhostsData["ghosts"] = [];
+    if (this.options.ghosts) {
+      const data = await attempt("Loading unresolved links", () =>
+        this.api.request<GhostsData>(GHOSTS, { first: GHOST_LIMIT }));
+      if (!data || !this.options.ghosts) return;
+      ghosts = data.ghosts;
+    }
+    const want = new Map(ghosts.map((g) => [GHOST_PREFIX + g.ref, g]));
+    for (const node of this.graph.filterNodes((n) => n.startsWith(GHOST_PREFIX))) {
+      if (!want.has(node)) this.graph.dropNode(node);
+    }
+    for (const [key, ghost] of want) {
+      const sources = ghost.sources.map((s) => s.id).filter((id) => this.graph.hasNode(id));
+      if (!sources.length) continue;
+      if (!this.graph.hasNode(key)) {
+        const first = this.graph.getNodeAttributes(sources[0]);
+        this.graph.addNode(key, { label: ghost.text, x: first.x - UNIT * 3, y: first.y + UNIT * 3, size: UNIT,
+          color: GHOST_COLOR, typeKey: "ghost", degree: 0, synthetic: true, fixed: false });
+      }
+      for (const source of sources) {
+        const edge = `${source}->${key}`;
+        if (!this.graph.hasEdge(edge)) {
+          this.graph.addDirectedEdgeWithKey(edge, source, key, { linkType: "WIKILINK", color: GHOST_COLOR, size: 1,
+            head: "arrow", ...AGENT_DASH, synthetic: true });
+        }
+      }
+    }
+    this.resize();
+    this.runLayout(1200);
+    if (this.options.ghosts) {
+      const cut = ghosts.length === GHOST_LIMIT ? ` (the ${GHOST_LIMIT} most linked; each with its first ten sources)` : "";
+      this.updateStatus(`Unresolved links: ${want.size} ghost${want.size === 1 ? "" : "s"}${cut}`);
+    }
+    this.onViewChange();
+  }
+
   private addEdge(id: string, type: string, from: string, to: string | null, origin?: string): boolean {
     if (!to || !this.graph.hasNode(from) || !this.graph.hasNode(to) || this.graph.hasEdge(id)) return false;
     const style = edgeStyle(type);
@@ -575,7 +630,7 @@ export class GraphPane {
     const groups = groupColours(this.graph, (n) => groupOf(by, n, this.store.items.get(n)));
     this.graph.updateEachNodeAttributes((node, a) => {
       const item = this.store.items.get(node);
-      const colour = a.synthetic ? TAG_COLOR : by === "type" || !item ? typeColor(a.typeKey)
+      const colour = a.synthetic ? (a.typeKey === "ghost" ? GHOST_COLOR : TAG_COLOR) : by === "type" || !item ? typeColor(a.typeKey)
         : groups.get(groupOf(by, node, item)) ?? typeColor(a.typeKey);
       return a.color === colour ? a : { ...a, color: colour };
     });
@@ -708,7 +763,7 @@ export class GraphPane {
     const base = new Set<string>();
     this.graph.forEachNode((key, a) => {
       if (a.synthetic) {
-        if (o.tags) base.add(key);
+        if (a.typeKey === "ghost" ? o.ghosts : o.tags) base.add(key);
         return;
       }
       const item = this.store.items.get(key);

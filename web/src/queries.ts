@@ -59,6 +59,9 @@ export const UPDATE_DOCUMENT = `mutation UpdateDocument($id: ID!, $input: Docume
   updateDocument(id: $id, input: $input) { ${DOCUMENT_FIELDS} contentHash }
 }`;
 
+/** Unresolved [[refs]] for the graph's ghost nodes (graph.ts syncGhosts). */
+export const GHOSTS = `query Ghosts($first: Int!) { ghosts(first: $first) { ref text links sources { id } } }`;
+
 export const GRAPH_VIEW = `query GraphView($center: ID, $hops: Int!, $limit: Int!, $direction: Direction! = BOTH,
     $linkTypes: [String!]) {
   graph(center: $center, hops: $hops, limit: $limit, direction: $direction, linkTypes: $linkTypes) {
