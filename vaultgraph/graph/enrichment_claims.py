@@ -1,9 +1,9 @@
 """Cypher for claiming enrichment work with a lease: which documents are claimable (or hold a stale vector),
 the claim itself, renewing, checking and releasing it.
 
-A claim is atomic: the statement first takes the node's write lock (`SET d.claimLock`), and only then reads the
-lease, so of two transactions racing for a document the second sees the first one's committed lease and passes.
-Every later write of a worker carries `claimedBy = $worker` (graph/enrichment_stages.py): a worker that lost its
+A claim is atomic: the statement reads the lease under the node's write lock (graph/locking.py), so of two
+transactions racing for a document the second sees the first one's committed lease and passes. Every later write
+of a worker checks `claimedBy = $worker` the same way (graph/enrichment_stages.py): a worker that lost its
 lease (it stalled past it, or `reenrich` revoked it) writes nothing more, so no document is enriched by two workers
 at once.
 """
@@ -17,32 +17,22 @@ from neo4j import AsyncManagedTransaction
 
 from vaultgraph.domain import Document
 from vaultgraph.graph.enrichment_stages import UNFINISHED, lease_ms
-from vaultgraph.graph.locking import still_held
+from vaultgraph.graph.locking import locked_where, still_held
 from vaultgraph.graph.records import document_from_node
 from vaultgraph.graph.vectors import VectorModel, is_stale
 
 # The first WHERE skips, without locking, documents another worker visibly holds (so a claim never waits on a busy
 # worker's writes); the second, after the lock, decides. $ids come sorted: racing claims lock in one order, no
 # deadlock.
-CLAIM_DOCUMENTS = """
+_CLAIMABLE_NOW = ("d.deletedAt IS NULL AND d.enrichmentStage IN $unfinished"
+                  " AND (d.leaseUntil IS NULL OR d.leaseUntil < datetime())")
+CLAIM_DOCUMENTS = f"""
 UNWIND $ids AS id
-MATCH (d:Document {tenantId: $tenant, id: id})
-WHERE d.deletedAt IS NULL AND d.enrichmentStage IN $unfinished
-  AND (d.leaseUntil IS NULL OR d.leaseUntil < datetime())
-SET d.claimLock = true
-WITH d
-WHERE d.deletedAt IS NULL AND d.enrichmentStage IN $unfinished
-  AND (d.leaseUntil IS NULL OR d.leaseUntil < datetime())
-SET d.claimedBy = $worker, d.leaseUntil = datetime() + duration({milliseconds: $leaseMs})
-REMOVE d.claimLock
+MATCH (d:Document {{tenantId: $tenant, id: id}})
+WHERE {_CLAIMABLE_NOW}
+{locked_where("d", _CLAIMABLE_NOW)}
+SET d.claimedBy = $worker, d.leaseUntil = datetime() + duration({{milliseconds: $leaseMs}})
 RETURN d
-"""
-
-# Locks that were taken but whose WHERE failed stay set until here; they carry no meaning, only the lock.
-CLEAR_CLAIM_LOCKS = """
-UNWIND $ids AS id
-MATCH (d:Document {tenantId: $tenant, id: id}) WHERE d.claimLock IS NOT NULL
-REMOVE d.claimLock
 """
 
 # Each write below rereads the claim under the lock (still_held): a renewal or release racing a requeue would
@@ -94,12 +84,9 @@ LIMIT $limit
 CLAIM_STALE_EMBEDDINGS = f"""
 UNWIND $ids AS id
 MATCH (d:Document {{tenantId: $tenant, id: id}})
-SET d.claimLock = true
-WITH d
-WHERE d.deletedAt IS NULL AND d.enrichmentStage = 'DONE' AND {is_stale("d")}
-  AND (d.leaseUntil IS NULL OR d.leaseUntil < datetime())
+{locked_where("d", "d.deletedAt IS NULL AND d.enrichmentStage = 'DONE' AND " + is_stale("d")
+              + " AND (d.leaseUntil IS NULL OR d.leaseUntil < datetime())")}
 SET d.claimedBy = $worker, d.leaseUntil = datetime() + duration({{milliseconds: $leaseMs}})
-REMOVE d.claimLock
 RETURN d
 """
 
@@ -140,9 +127,7 @@ async def claim(tx: AsyncManagedTransaction, tenant: str, ids: list[str], worker
                 lease_seconds: float) -> list[Claimed]:
     result = await tx.run(CLAIM_DOCUMENTS, tenant=tenant, ids=sorted(ids), worker=worker, unfinished=UNFINISHED,
                           leaseMs=lease_ms(lease_seconds))
-    claimed = [_claimed(record["d"]) async for record in result]
-    await (await tx.run(CLEAR_CLAIM_LOCKS, tenant=tenant, ids=ids)).consume()
-    return claimed
+    return [_claimed(record["d"]) async for record in result]
 
 
 async def stale_embeddings(tx: AsyncManagedTransaction, tenants: list[str] | None, model: VectorModel,
@@ -155,9 +140,7 @@ async def claim_stale_embeddings(tx: AsyncManagedTransaction, tenant: str, ids: 
                                  model: VectorModel, lease_seconds: float) -> list[Claimed]:
     result = await tx.run(CLAIM_STALE_EMBEDDINGS, tenant=tenant, ids=sorted(ids), worker=worker,
                           leaseMs=lease_ms(lease_seconds), **model.params())
-    claimed = [_claimed(record["d"]) async for record in result]
-    await (await tx.run(CLEAR_CLAIM_LOCKS, tenant=tenant, ids=ids)).consume()
-    return claimed
+    return [_claimed(record["d"]) async for record in result]
 
 
 async def renew_leases(tx: AsyncManagedTransaction, tenant: str, ids: list[str], worker: str,

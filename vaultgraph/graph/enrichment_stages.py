@@ -14,7 +14,7 @@ from neo4j import AsyncManagedTransaction
 
 from vaultgraph.domain import EnrichmentStage
 from vaultgraph.events.bus import DocumentStageChanged
-from vaultgraph.graph.locking import still_held
+from vaultgraph.graph.locking import locked_where, still_held
 from vaultgraph.graph.migrations import embedded_label, vector_index_name
 from vaultgraph.graph.records import to_datetime
 from vaultgraph.graph.vectors import VectorModel, from_model, set_vector
@@ -24,7 +24,6 @@ RUNNING_STAGES = (EnrichmentStage.PREPARE, EnrichmentStage.SUMMARIZE, Enrichment
                   EnrichmentStage.CLASSIFY, EnrichmentStage.WIKILINKS)
 UNFINISHED = [EnrichmentStage.QUEUED.value, *(stage.value for stage in RUNNING_STAGES)]
 CLASSIFIED_BY = "enrichment"  # marks the edges this pipeline drew, so a re-run replaces them and nothing else
-
 
 ADVANCE_STAGE = """
 UNWIND $rows AS row
@@ -133,9 +132,8 @@ MATCH (d:Document)
 WHERE d.tenantId IS NOT NULL AND d.unannouncedUntil < datetime()
   AND ($tenants IS NULL OR d.tenantId IN $tenants)
 WITH d LIMIT $limit
-SET d.claimLock = true
-WITH d WHERE d.unannouncedUntil < datetime()
-REMOVE d.unannouncedUntil, d.claimLock
+""" + locked_where("d", "d.unannouncedUntil < datetime()") + """
+REMOVE d.unannouncedUntil
 RETURN d.tenantId AS tenant, d.id AS id, d.ownerKey AS ownerKey, d.enrichmentStage AS stage,
        coalesce(d.enrichmentAttempt, 0) AS attempt, d.enrichmentError AS error, d.enrichmentDetail AS detail,
        d.enrichmentUpdatedAt AS at

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from neo4j import AsyncManagedTransaction
 
-from vaultgraph.graph.locking import still_held
+from vaultgraph.graph.locking import locked_where, still_held
 
 MARK_PENDING = """
 UNWIND $ids AS id
@@ -29,10 +29,7 @@ CLAIM = """
 MATCH (n:IndexPending)
 WHERE ($tenants IS NULL OR n.tenantId IN $tenants) AND (n.indexLeaseUntil IS NULL OR n.indexLeaseUntil < datetime())
 WITH n LIMIT $limit
-SET n.indexClaimLock = true
-REMOVE n.indexClaimLock
-WITH n
-WHERE n:IndexPending AND (n.indexLeaseUntil IS NULL OR n.indexLeaseUntil < datetime())
+""" + locked_where("n", "n:IndexPending AND (n.indexLeaseUntil IS NULL OR n.indexLeaseUntil < datetime())") + """
 SET n.indexClaimedBy = $worker, n.indexLeaseUntil = datetime() + duration({milliseconds: $leaseMs})
 RETURN n.tenantId AS tenant, n.id AS id
 """
