@@ -1,11 +1,11 @@
 """Past one machine, on loopback: Neo4j, Redis, two API replicas and two workers as real processes.
 
-500 documents (100 in `make test`) created through replica A are enriched exactly once each by the two workers (one
+500 documents (30 in `make test`) created through replica A are enriched exactly once each by the two workers (one
 summary each, five to a call, no stage event twice); a subscriber on replica B sees every document's stages (QUEUED
-from A, the rest from the workers, all through Redis) up to DONE; one worker is killed with SIGKILL half-way, and the
-other takes its documents over once their leases run out, so all end DONE, and B sees every DONE once: a final stage
-the killed worker committed but had not yet published stays owed in the graph and is announced by the surviving
-worker's sweep.
+from A, the rest from the workers, all through Redis) up to DONE; past a third of them DONE, the worker a batch of
+which is waiting on the model is killed with SIGKILL (so work in flight is certainly lost), and the other takes its
+documents over once their leases run out, so all end DONE, and B sees every DONE once: a final stage the killed
+worker committed but had not yet published stays owed in the graph and is announced by the surviving worker's sweep.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import time
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -27,6 +28,7 @@ from tests.support.harness import Child
 from tests.support.openai_server import OpenAICompatibleServer, run_openai_server
 from tests.support.redis import RedisServer
 from tests.support.waiting import until
+from vaultgraph.graph.session import Graph
 
 if TYPE_CHECKING:  # a module-level name starting with Test would be collected as a test class
     from tests.support.neo4j import TestNeo4j
@@ -112,6 +114,40 @@ async def create_all(replica: Child, count: int) -> dict[str, str]:
     return ids
 
 
+# A worker id is host:pid:nonce (workers/pool.py new_worker_id): the titles of the unfinished documents it holds.
+HELD_BY = """
+MATCH (d:Document {tenantId: $tenant}) WHERE d.claimedBy CONTAINS $pid AND d.enrichmentStage <> 'DONE'
+RETURN d.title AS title
+"""
+
+
+async def kill_mid_batch(
+    workers: list[Child], model: OpenAICompatibleServer, graph: Graph, tenant: str
+) -> Child | None:
+    """SIGKILL the worker a batch of which waits on the model, so the kill certainly loses work in flight; returns it.
+
+    Every model call is held first: a batch a worker holds (per Neo4j) whose call waits unanswered cannot finish
+    between that look and the kill. None, the calls released and nothing killed, when within two seconds no worker
+    holds such a batch (between batches, all of them)."""
+    model.hold()
+    try:
+        async def waiting_on_the_model(worker: Child) -> bool:
+            held = {r["title"] for r in await graph.read_records(HELD_BY, tenant=tenant, pid=f":{worker.pid}:")}
+            calls = [json.dumps(r.body) for r in model.in_flight_at(time.time())]
+            return any(title in call for title in held for call in calls)
+
+        deadline = time.monotonic() + 2.0
+        while time.monotonic() < deadline:
+            for worker in workers:
+                if await waiting_on_the_model(worker):
+                    worker.kill()
+                    return worker
+            await asyncio.sleep(0.1)
+        return None
+    finally:
+        model.release()
+
+
 async def stages_of(replica: Child) -> dict[str, str]:
     """Every document of the tenant with its enrichment stage, read through the replica's GraphQL API."""
     assert replica.url is not None
@@ -132,7 +168,7 @@ async def stages_of(replica: Child) -> dict[str, str]:
 @pytest.mark.serial
 @pytest.mark.parametrize(("documents", "kill_after_done"), SIZES)
 async def test_two_replicas_and_two_workers_enrich_every_document_once_and_survive_a_killed_worker(
-    neo4j_server: TestNeo4j, redis_server: RedisServer, model: OpenAICompatibleServer, tenant: str,
+    neo4j_server: TestNeo4j, redis_server: RedisServer, model: OpenAICompatibleServer, graph: Graph, tenant: str,
     tmp_path: Path, documents: int, kill_after_done: int,
 ) -> None:
     env = base_env(neo4j_uri=neo4j_server.uri, redis_url=redis_server.url, data_dir=tmp_path / "data", tenant=tenant,
@@ -161,7 +197,7 @@ async def test_two_replicas_and_two_workers_enrich_every_document_once_and_survi
             operation = await subscriber.subscribe(EVENTS)
             await asyncio.sleep(1.0)  # the subscription is registered on B
             creating = asyncio.create_task(create_all(replica_a, documents))
-            killed = False
+            killed: Child | None = None
             receiving: asyncio.Future[Any] | None = None
             async with asyncio.timeout(900):  # minutes only on a machine far busier than its cores
                 while len(done_events) < documents or not creating.done():
@@ -180,9 +216,10 @@ async def test_two_replicas_and_two_workers_enrich_every_document_once_and_survi
                     events.setdefault(event["documentId"], []).append((event["stage"], event["attempt"]))
                     if event["stage"] == "DONE":
                         done_events[event["documentId"]] += 1
-                    if not killed and len(done_events) >= kill_after_done:
-                        workers[0].kill()  # mid-run: its claimed batches are lost until their leases expire
-                        killed = True
+                    if killed is None and event["stage"] == "DONE" and len(done_events) >= kill_after_done:
+                        # mid-batch: its claimed documents are lost until their leases expire (the next DONE tries
+                        # again if no batch waits on the model now)
+                        killed = await kill_mid_batch(workers, model, graph, tenant)
                 ids = await creating
 
                 async def all_done() -> bool:
@@ -200,7 +237,9 @@ async def test_two_replicas_and_two_workers_enrich_every_document_once_and_survi
                 if event["stage"] == "DONE":
                     done_events[event["documentId"]] += 1
 
-        assert killed and not workers[0].alive() and workers[1].alive()
+        assert killed is not None and not killed.alive()
+        survivor = next(worker for worker in workers if worker is not killed)
+        assert survivor.alive()
         assert replica_a.url is not None
         final = await stages_of(replica_a)
         assert set(final) == set(ids.values()) and set(final.values()) == {"DONE"}  # every document DONE
@@ -228,10 +267,11 @@ async def test_two_replicas_and_two_workers_enrich_every_document_once_and_survi
         assert max(len(call) for call in calls) == BATCH_SIZE and len(calls) < documents / 2
 
         # SIGTERM: the surviving worker and the replicas shut down cleanly.
-        for process in processes[1:]:
-            assert process.stop() == 0, process.output()[-2000:]
-        assert "enrichment workers stopped" in workers[1].output()
-        assert "workspace watcher started" in workers[1].output()
+        for process in processes:
+            if process is not killed:
+                assert process.stop() == 0, process.output()[-2000:]
+        assert "enrichment workers stopped" in survivor.output()
+        assert "workspace watcher started" in workers[1].output()  # at its start, killed or not
         assert "workspace watcher" not in replica_a.output()  # --no-workers: the workers watch the workspace
     except BaseException:
         report_processes(processes)  # a failure here is a race between processes: their own account of it
