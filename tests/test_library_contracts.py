@@ -1,7 +1,8 @@
 """Contract tests for the private parts of strawberry and Starlette that vaultgraph still leans on, where no public
 way exists (the driver's is tests/graph/test_driver_contract.py). Both libraries are pinned to a minor range in
 pyproject.toml; each test fails loudly, naming the internal, when a release within it drops or changes it, instead
-of vaultgraph silently losing what it bought."""
+of vaultgraph silently losing what it bought. The last one holds the DOCX conversion to the libraries under
+MarkItDown (lxml 6.2 broke it: every DOCX failed with "Could not find the body element")."""
 
 from __future__ import annotations
 
@@ -11,9 +12,11 @@ import pytest
 import strawberry
 from starlette.datastructures import Headers
 
+from tests.support import office_files
 from vaultgraph.http.multipart import LimitedMultiPartParser, UploadLimitExceeded
 from vaultgraph.schema.types.items import _selected_names
 from vaultgraph.services.uploads import UploadLimits
+from vaultgraph.workspace import convert
 
 
 @strawberry.type
@@ -75,3 +78,12 @@ async def test_starlettes_parser_still_says_which_part_is_a_file(files: int, max
         return
     with pytest.raises(UploadLimitExceeded, match=refused):
         await parser.parse()
+
+
+NO_FORMATS = "the formats extra is not installed: pip install -e '.[formats]'"
+
+
+@pytest.mark.skipif(not convert.converts(".docx"), reason=NO_FORMATS)
+def test_a_docx_still_converts_to_markdown_through_markitdown() -> None:
+    markdown = convert.to_markdown(".docx", office_files.docx("Onboarding", ["Badges are issued on day one."]))
+    assert "# Onboarding" in markdown and "Badges are issued on day one." in markdown
