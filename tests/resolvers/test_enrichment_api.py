@@ -73,7 +73,7 @@ async def test_a_subscriber_receives_the_stage_changes_of_its_own_tenant_only(
 async def test_a_bulk_of_documents_each_reach_done_in_order_and_progress_ends_all_done(
     server: RunningServer,
 ) -> None:
-    count = sized(40, 100)  # 40 in `make test` (eight batches of five), a hundred in `make test-all`
+    count = sized(20, 100)  # 20 in `make test` (four batches of five), a hundred in `make test-all`
     async with graphql_ws(server.url) as client:
         events = await client.subscribe(EVENTS)
         progress = await client.subscribe(PROGRESS)

@@ -103,7 +103,7 @@ scenario("orphans and attachments are off by default and come back with their to
   await ex.shot("toggles");
 });
 
-scenario("the node count follows the filters", {}, async (ex) => {
+scenario("the node count follows the filters", { full: true }, async (ex) => {
   await chain(ex);
   await ex.makeDocument("docs/spec.md", "# Spec\n\nSee [[Alpha]].");
   await ex.open();

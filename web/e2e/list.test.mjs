@@ -41,7 +41,7 @@ scenario("a narrow window stacks the panes without sideways scrolling", { full: 
   await ex.shot("narrow-detail");
 });
 
-scenario("documents and notes made through the API are listed and filtered", {}, async (ex) => {
+scenario("documents and notes made through the API are listed and filtered", { full: true }, async (ex) => {
   await ex.makeDocument("guides/setup.md", "# Setup Guide\nInstall it.");
   await ex.makeDocument("data/people.csv", "name,team\nana,alpha\n");
   await ex.makeDocument("teams/alpha/plan.md", "# Alpha plan\nShip it.", { scope: "TEAM", teamId: "alpha" });

@@ -64,7 +64,7 @@ scenario("back and forward move between the notes read", {}, async (ex) => {
   await ex.shot("history");
 });
 
-scenario("an id that never existed is said to be unknown, not deleted", {}, async (ex) => {
+scenario("an id that never existed is said to be unknown, not deleted", { full: true }, async (ex) => {
   await ex.makeNote("Only note", "Hello.");
   await ex.open("/#item=note_doesnotexist");
   await expectText(ex.page.locator("#detail-missing"), "No item has the id “note_doesnotexist”");

@@ -70,7 +70,7 @@ scenario("an existing note opens in the editor from its detail", { full: true },
   await ex.shot("editing");
 });
 
-scenario("a markdown document opens in the editor and saves its file through updateDocument", {}, async (ex) => {
+scenario("a markdown document opens in the editor and saves its file through updateDocument", { full: true }, async (ex) => {
   const id = await ex.makeDocument("guides/setup.md", "# Setup\n\nInstall the tools first.\n");
   await ex.makeNote("Tools", "What we use.");
   await ex.open();
