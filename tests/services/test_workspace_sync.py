@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.tiers import sized
 from vaultgraph import cli, file_walk
 from vaultgraph.config import Settings
 from vaultgraph.domain import Document, Owner, Principal, Scope
@@ -261,7 +262,7 @@ async def test_the_scan_lease_is_shared_by_processes_and_a_dead_holder_frees_it_
 async def test_the_rescan_command_prints_a_progress_line_and_a_summary(
     settings: Settings, tenant: str, root: Path, capsys: pytest.CaptureFixture[str],
 ) -> None:
-    count = 300
+    count = sized(60, 300)
     for n in range(count):
         put(root, f"teams/t{n % 3}/notes/n{n:04d}.md", f"# Note {n}\n\nAbout topic {n % 7}.")
     command = ["rescan", "--tenant", tenant]

@@ -11,7 +11,8 @@ import {
 const TERMINAL = ["DONE", "SKIPPED", "FAILED"];
 const WORKERS = { workers: true };
 
-scenario("search lists hybrid hits with their score breakdown and a hit opens with its backlinks", WORKERS, async (ex) => {
+scenario("search lists hybrid hits with their score breakdown and a hit opens with its backlinks",
+  { ...WORKERS, full: true }, async (ex) => {
   await ex.makeNote("Authentication flow", "How login tokens are issued, refreshed and revoked.");
   await ex.makeNote("Gardening", "Tomatoes need sun and water.");
   await ex.makeNote("Security review", "Every quarter, walk through the [[Authentication flow]] again.");
