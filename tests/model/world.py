@@ -654,6 +654,7 @@ class World:
                    enumerate(active)]
         fields += [f'c{i}: canvas(center: "{item}", hops: 1)' for i, item in enumerate(active)]
         fields.append(f"g: graph(limit: 500) {{ truncated nodes {{ id }} edges {{ {LINK} }} }}")
+        fields.append("gh: ghosts(first: 50) { ref links sources { id } }")
         # The same lists through node(id) of each item and note(slug) of each note (the slug read reads ahead).
         items = sorted(t.vault.item_ids())
         fields += [f'i{i}: node(id: "{item}") {{ ... on Item {{ {BOTH_WAYS} }} }}' for i, item in enumerate(items)]
@@ -699,6 +700,7 @@ class World:
                 expect((edge["fromNode"], edge["toNode"], edge["label"]) == (link.source, link.target,
                                                                               link.label or link.type),
                        f"{t.name}: a canvas edge reads otherwise", edge, link)
+        self.check_ghosts(t, snap, data["gh"])
         graph = data["g"]
         expect(not graph["truncated"] and {n["id"] for n in graph["nodes"]} == set(active),
                f"{t.name}: graph nodes", graph["nodes"], active)
@@ -707,6 +709,27 @@ class World:
                set(edges), between_active)
         for edge_id, edge in edges.items():
             expect(edge == snap.links[edge_id], f"{t.name}: graph reads a link otherwise", edge, snap.links[edge_id])
+
+    def check_ghosts(self, t: Tenant, snap: Snapshot, refs: list[dict[str, Any]]) -> None:
+        """`ghosts` is the unresolved links of active items grouped by their key: how many, and from whom (each
+        source once, the first ten), most linked first."""
+        active = t.vault.active()
+        counts: Counter[str] = Counter()
+        sources: dict[str, set[str]] = {}
+        for link in snap.links.values():
+            if link.ghost and link.source in active:
+                counts[link.key] += 1
+                sources.setdefault(link.key, set()).add(link.source)
+        if len(counts) > 50:  # the query's bound: only the most linked are listed
+            return
+        expect([(-r["links"], r["ref"]) for r in refs] == sorted((-n, ref) for ref, n in counts.items()),
+               f"{t.name}: ghosts, most linked first", refs, counts)
+        for ref in refs:
+            listed = [s["id"] for s in ref["sources"]]
+            want = sources.get(ref["ref"], set())
+            expect(len(listed) == len(set(listed)) and (set(listed) == want if len(want) <= 10 else
+                                                      len(listed) == 10 and set(listed) <= want),
+                   f"{t.name}: the sources of the ghost {ref['ref']!r}", listed, want)
 
     async def check_mcp(self, n: int, name: str | tuple[str, str]) -> None:
         """MCP `backlinks` and `traverse` (one hop out) of one item agree with GraphQL (checked just before)."""

@@ -18,7 +18,7 @@ from vaultgraph.models import LocalModelClient, ModelConfig, OpenAIModelClient
 from vaultgraph.models.client import ModelClient
 from vaultgraph.services.fuzzy_links import FuzzyResolver, save_hook
 from vaultgraph.services.indexing import Indexer
-from vaultgraph.services.links import LinkService
+from vaultgraph.services.links import LinkDraft, LinkService
 from vaultgraph.services.notes import NoteDraft, NoteService
 from vaultgraph.services.search import SearchService
 from vaultgraph.services.suggestions import SuggestionService
@@ -119,6 +119,20 @@ async def test_without_a_chat_model_the_pass_is_a_no_op(
     assert ghost.ref == "octipus-architecture" and ghost.text == "Octipus Architecture"
     assert [s.id for s in ghost.sources] == [source.id]
     assert ghost.candidates and ghost.candidates[0].item.title == "Octipus architecture overview"
+
+
+async def test_a_ghost_lists_each_source_once_and_counts_every_link(
+    graph: Graph, settings: Settings, local: LocalModelClient, principal: Principal
+) -> None:
+    notes, resolver = _services(graph, local)
+    # Two links of one note to one missing name: a [[link]] in its body and a typed link by that name.
+    first = (await notes.save(principal, NoteDraft(title="Plan", body="Then [[Nowhere]]."))).note
+    links = LinkService(graph, Workspace(settings.workspace_dir), 100)
+    await links.create(principal, LinkDraft(source_id=first.id, type="RELATED", ref="Nowhere"))
+    second = (await notes.save(principal, NoteDraft(title="Later", body="Also [[nowhere]]."))).note
+    [ghost] = await resolver.ghosts(principal)
+    assert (ghost.ref, ghost.links) == ("nowhere", 3)
+    assert [s.id for s in ghost.sources] == [first.id, second.id]  # each once, in the order they first linked
 
 
 async def _relationships(tx: AsyncManagedTransaction, tenant: str) -> int:

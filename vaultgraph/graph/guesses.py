@@ -38,11 +38,15 @@ MATCH (:Item {tenantId: $tenant})-[r:WIKILINK {id: $linkId}]->(:Ghost)
 SET r.fuzzyCheckedAt = datetime()
 """
 
+# Each source once, in the order of its first link to the ref (a note can point at one ghost twice: a [[link]] in
+# its body and a `related:` property of the same name); `links` counts every link.
 GHOSTS = """
 MATCH (g:Ghost {tenantId: $tenant})<-[r]-(s:Item {tenantId: $tenant})
 WHERE ($ownerKeys IS NULL OR s.ownerKey IN $ownerKeys) AND s.archivedAt IS NULL AND s.deletedAt IS NULL
 WITH g, r, s ORDER BY r.createdAt, r.id
-WITH g, collect(s.id) AS sources, collect(r.ref)[0] AS text, count(r) AS links
+WITH g, s, collect(r.ref)[0] AS text, collect([r.createdAt, r.id])[0] AS first, count(r) AS links
+WITH g, s, text, links ORDER BY first[0], first[1]
+WITH g, collect(s.id) AS sources, collect(text)[0] AS text, sum(links) AS links
 RETURN g.ref AS ref, text, sources[..$perRef] AS sources, links
 ORDER BY links DESC, ref LIMIT $limit
 """
