@@ -499,7 +499,7 @@ class World:
             note = t.vault.by_slug(slug)
             if note is None:
                 expected["created"].add(relative)
-            elif note.body == body:
+            elif note.body == body and note.title == title:  # a file named otherwise (`ALPHA.md`) would rename it
                 expected["unchanged"].add(relative)
             else:
                 expected["updated" if force else "conflicts"].add(relative)
