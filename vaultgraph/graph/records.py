@@ -106,8 +106,10 @@ def _has_label(node: Any, label: str, flag: str) -> bool:
 
 def vanished(node: Any) -> bool:
     """A node that a concurrent transaction deleted after this statement's MATCH found it: under Neo4j's
-    read-committed isolation its projection then reads with every property null. Read it as not there."""
-    return node.get("id") is None
+    read-committed isolation its projection then reads with its properties null, or only some of them when the
+    delete lands while the node is being read (seen: an id with a null scope). Read it as not there: the id, and
+    the scope every item has, without which it could not be read anyway."""
+    return node.get("id") is None or node.get("scope") is None
 
 
 def owner_from_node(node: Any) -> Owner:
