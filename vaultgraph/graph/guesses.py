@@ -38,8 +38,8 @@ MATCH (:Item {tenantId: $tenant})-[r:WIKILINK {id: $linkId}]->(:Ghost)
 SET r.fuzzyCheckedAt = datetime()
 """
 
-# Each source once, in the order of its first link to the ref (a note can point at one ghost twice: a [[link]] in
-# its body and a `related:` property of the same name); `links` counts every link.
+# Each source once, in the order of its first link to the ref (an item can point at one ghost twice: a [[link]] in
+# its text and a typed link by the same name); `links` counts every link.
 GHOSTS = """
 MATCH (g:Ghost {tenantId: $tenant})<-[r]-(s:Item {tenantId: $tenant})
 WHERE ($ownerKeys IS NULL OR s.ownerKey IN $ownerKeys) AND s.archivedAt IS NULL AND s.deletedAt IS NULL
