@@ -16,6 +16,7 @@ Conventions that keep `make test` within its budget (README, Testing):
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import uuid
 from collections.abc import AsyncIterator, Iterator
@@ -23,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.neo4j import SHARED_NEO4J_ENV, TestNeo4j, start_test_neo4j
+from tests.support.neo4j import BackgroundNeo4j, TestNeo4j, start_test_neo4j
 from tests.support.server import RunningServer, SharedServer, run_shared_server
 from vaultgraph.config import Settings
 from vaultgraph.domain import Principal
@@ -36,6 +37,7 @@ SHARED = REPO.parent / "shared"
 
 
 NEO4J_KEY = pytest.StashKey[TestNeo4j]()
+BACKGROUND_NEO4J_KEY = pytest.StashKey[BackgroundNeo4j]()
 
 
 def _needs_neo4j(items: list[pytest.Item]) -> bool:
@@ -60,13 +62,13 @@ async def _migrate(uri: str) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     # Under xdist the controller collects nothing, so it cannot tell whether Neo4j is needed: it starts (or finds)
-    # the one server before the workers spawn, migrates it once (workers racing to apply the same migration on a
-    # fresh server would collide), and hands them its URI; a worker never starts one of its own.
+    # the one server, migrates it once (workers racing to apply the same migration on a fresh server would
+    # collide), and hands them its URI; a worker never starts one of its own. The start runs while the workers
+    # spawn and collect; each waits for it to be ready before its first test (tests/support/neo4j.py).
     if _is_xdist_controller(config):
-        neo4j = start_test_neo4j(REPO)
-        config.stash[NEO4J_KEY] = neo4j
-        asyncio.run(_migrate(neo4j.uri))
-        os.environ[SHARED_NEO4J_ENV] = neo4j.uri
+        background = BackgroundNeo4j(REPO, lambda uri: asyncio.run(_migrate(uri)))
+        config.stash[BACKGROUND_NEO4J_KEY] = background
+        os.environ.update(background.environment())
 
 
 # The modules holding the longest tests (`--durations`), longest first: they run first, so that under xdist the run
@@ -96,16 +98,26 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 def pytest_report_header(config: pytest.Config) -> str | None:
-    # The xdist controller collects nothing, so its Neo4j line goes in the header.
-    return _neo4j_line(config) if _is_xdist_controller(config) else None
+    # The xdist controller collects nothing, so its Neo4j line goes in the header (its version, in the summary).
+    background = config.stash.get(BACKGROUND_NEO4J_KEY, None)
+    if background is None:
+        return None
+    return f"neo4j: at {background.uri} ({'external' if background.external else 'started by the tests'}, " \
+           "beside the workers' start)"
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
+    background = config.stash.get(BACKGROUND_NEO4J_KEY, None)
+    if background is not None:
+        with contextlib.suppress(Exception):  # a failed start is already each test's error
+            terminalreporter.write_line(_neo4j_line(background.result()))
 
 
 def pytest_report_collectionfinish(config: pytest.Config) -> str:
-    return _neo4j_line(config)
+    return _neo4j_line(config.stash.get(NEO4J_KEY, None))
 
 
-def _neo4j_line(config: pytest.Config) -> str:
-    neo4j = config.stash.get(NEO4J_KEY, None)
+def _neo4j_line(neo4j: TestNeo4j | None) -> str:
     if neo4j is None:
         return "neo4j: not needed by the selected tests"
     return f"neo4j: {neo4j.version} at {neo4j.uri} ({'started by the tests' if neo4j.owned else 'external'})"
@@ -115,6 +127,9 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     neo4j = config.stash.get(NEO4J_KEY, None)
     if neo4j is not None:
         neo4j.close()
+    background = config.stash.get(BACKGROUND_NEO4J_KEY, None)
+    if background is not None:
+        background.close()
 
 
 @pytest.fixture(scope="session")
