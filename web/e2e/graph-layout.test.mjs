@@ -118,8 +118,7 @@ async function readableVault(ex, count) {
   await ex.open();
   await ex.waitHook((vg, n) => vg.graph.order === n, count, 60_000);
   await ex.waitHook(() => document.getElementById("graph-status")?.dataset.layout === "done", null, 120_000);
-  await ex.hook((vg) => vg.graphPane.fit(false));
-  await ex.page.waitForTimeout(300); // a frame or two: the label layer draws after sigma's render
+  await ex.drawn({ fit: true });
 
   const fitted = await screen(ex);
   // Orphans are off by default (the first notes may have none, and one in 50 links to nothing): every other is drawn.
@@ -141,7 +140,7 @@ async function readableVault(ex, count) {
 
   // Zoomed in, discs grow no faster than the gaps between them.
   await ex.hook((vg) => vg.sigma.getCamera().setState({ ratio: 0.25 }));
-  await ex.page.waitForTimeout(300);
+  await ex.drawn();
   const zoomed = await screen(ex);
   assert.deepEqual(overlaps(zoomed).slice(0, 5), []);
   await ex.shot(`vault-${count}-zoomed`);
@@ -176,8 +175,7 @@ scenario("a synthetic 2,000-node graph drawn in the page has no overlapping disc
     vg.graphPane.runLayout(3000, true);
   });
   await ex.waitHook(() => document.getElementById("graph-status")?.dataset.layout === "done", null, 120_000);
-  await ex.hook((vg) => vg.graphPane.fit(false));
-  await ex.page.waitForTimeout(300);
+  await ex.drawn({ fit: true });
   const seen = await screen(ex);
   // Orphans are off by default: every node with a link to another is drawn (a random graph leaves ~5% alone).
   const linked = await ex.hook((vg) => vg.graph.filterNodes((/** @type {string} */ n) => vg.graph.someNeighbor(n,

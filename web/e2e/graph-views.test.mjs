@@ -121,16 +121,13 @@ scenario("a dragged node stays where it was put, pinned, after a reload; hover l
   const ids = await chain(ex);
   await ex.open();
   await settled(ex);
-  await ex.page.waitForTimeout(400); // the camera's first framing
-  const box = await ex.page.locator("#graph-canvas").boundingBox();
-  assert.ok(box);
-  const start = await ex.hook((vg, id) => vg.sigma.graphToViewport(vg.graph.getNodeAttributes(id)), ids.d);
-  await ex.page.mouse.move(box.x + start.x, box.y + start.y);
+  const start = await ex.nodePoint(ids.d);
+  await ex.page.mouse.move(start.x, start.y);
   // Hover: Delta and its neighbours lit, the others faded.
   await ex.waitHook((vg, id) => vg.sigma.getNodeDisplayData(id).color === "#d7dbe3", ids.a);
   assert.notEqual(await ex.hook((vg, id) => vg.sigma.getNodeDisplayData(id).color, ids.c), "#d7dbe3");
   await ex.page.mouse.down();
-  for (let i = 1; i <= 8; i += 1) await ex.page.mouse.move(box.x + start.x + i * 8, box.y + start.y + i * 6);
+  for (let i = 1; i <= 8; i += 1) await ex.page.mouse.move(start.x + i * 8, start.y + i * 6);
   await ex.page.mouse.up();
   await expectText(ex.page.locator("#graph-status"), "Pinned “Delta”");
   assert.equal(await ex.hook((vg, id) => vg.graph.getNodeAttribute(id, "fixed"), ids.d), true);
@@ -258,12 +255,8 @@ scenario("the context menu expands one link type, opens the local graph and unpi
   await ex.waitHook((vg, a) => vg.graphPane.local?.center === a && vg.graph.order === 2, ids.a);
   await settled(ex);
   const rightClick = async (/** @type {string} */ id) => {
-    await ex.hook((vg) => vg.graphPane.fit(false)); // the whole view, clear of the bars at the pane's top
-    await ex.page.waitForTimeout(200);
-    const box = await ex.page.locator("#graph-canvas").boundingBox();
-    assert.ok(box);
-    const at = await ex.hook((vg, n) => vg.sigma.graphToViewport(vg.graph.getNodeAttributes(n)), id);
-    await ex.page.mouse.click(box.x + at.x, box.y + at.y, { button: "right" });
+    const at = await ex.nodePoint(id, { fit: true }); // the whole view, clear of the bars at the pane's top
+    await ex.page.mouse.click(at.x, at.y, { button: "right" });
     await expectVisible(ex.page.locator("#graph-menu"));
   };
   await rightClick(ids.b);

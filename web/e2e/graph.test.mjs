@@ -37,12 +37,9 @@ scenario("clicking a node focuses it and opens its detail", { full: true }, asyn
   await ex.open();
   await ex.waitHook((vg) => vg.graph.order === 3);
   await ex.hook((vg) => vg.graphPane.setOptions({ orphans: true })); // "Far away" has no links: hidden by default
-  await ex.page.waitForTimeout(300); // let the camera settle after the first layout
 
-  const point = await ex.hook((vg, id) => vg.sigma.graphToViewport(vg.graph.getNodeAttributes(id)), target);
-  const box = await ex.page.locator("#graph-canvas").boundingBox();
-  assert.ok(box, "the graph canvas has no box");
-  await ex.page.mouse.click(box.x + point.x, box.y + point.y);
+  const point = await ex.nodePoint(target);
+  await ex.page.mouse.click(point.x, point.y);
   await expectExactText(ex.page.locator("#detail-pane h2"), "Target");
   assert.equal(await ex.hook((vg) => vg.store.selectedId), target);
   // Focus fades what is not the node or its neighbours.

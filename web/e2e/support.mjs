@@ -204,6 +204,35 @@ export class Explorer {
   }
 
   /**
+   * The graph drawn as it is now: once the camera is still (an animation sets its state every frame, over whatever a
+   * test sets), `fit` frames the whole graph, and sigma renders synchronously: the discs, the label layer (drawn on
+   * afterRender) and the picking buffer that hit-tests a click then match the camera and positions read next. A fixed
+   * sleep before reading raced a loaded CI machine, where a frame can take longer than any guess.
+   * @param {{ fit?: boolean }} [options]
+   */
+  async drawn({ fit = false } = {}) {
+    await this.waitHook((vg) => !vg.sigma.getCamera().isAnimating());
+    await this.hook((vg, f) => {
+      if (f) vg.graphPane.fit(false);
+      vg.sigma.render();
+    }, fit);
+  }
+
+  /**
+   * Where graph node `id` is drawn on the page, after `drawn` (the same options).
+   * @param {string} id
+   * @param {{ fit?: boolean }} [options]
+   * @returns {Promise<{ x: number, y: number }>}
+   */
+  async nodePoint(id, options = {}) {
+    await this.drawn(options);
+    const at = await this.hook((vg, n) => vg.sigma.graphToViewport(vg.graph.getNodeAttributes(n)), id);
+    const box = await this.page.locator("#graph-canvas").boundingBox();
+    assert.ok(box, "the graph canvas has no box");
+    return { x: box.x + at.x, y: box.y + at.y };
+  }
+
+  /**
    * The list pane's row of the item with this title.
    * @param {string} title
    */
