@@ -34,7 +34,7 @@ from hypothesis_graphql import nodes
 from hypothesis_graphql import strategies as gql_st
 from hypothesis_graphql.strategies import Mode
 
-from tests.support.server import RunningServer, run_server
+from tests.support.server import FRESH_CONNECTIONS, RunningServer, run_server
 from tests.support.tiers import sized
 from vaultgraph.config import Settings
 
@@ -71,9 +71,6 @@ HOSTILE_NAMES = [
 WRONG_VALUES: list[Any] = [None, True, False, 0, -1, 2**31, 2**63, 1e308, -1e308, 1.5, "", "x", "1", [], [1, 2],
                            {}, {"a": 1}, [None], "\x00", "9" * 400]
 
-# A new connection per request: reusing an idle one races uvicorn's 5 s keep-alive when the machine is so loaded that
-# the client's own 2 s expiry comes late (a ReadError of the client's making, seen in one full-suite run).
-FRESH_CONNECTIONS = httpx.Limits(max_keepalive_connections=0)
 
 
 @dataclass

@@ -46,7 +46,7 @@ from tests.agents.mcp_client import mcp_session
 from tests.resolvers.test_uploads_api import upload
 from tests.support.graphql_ws import GraphQLWebSocket, graphql_ws
 from tests.support.security import bearer
-from tests.support.server import RunningServer, run_server, serve_tenants
+from tests.support.server import FRESH_CONNECTIONS, RunningServer, run_server, serve_tenants
 from tests.support.tiers import sized
 from vaultgraph.config import Settings
 from vaultgraph.services.auth import ApiKeyService
@@ -187,11 +187,9 @@ async def open_server(settings: Settings) -> AsyncIterator[RunningServer]:
     """Keys required (development mode off), no rate limit: the proof asks a few hundred questions per key at once.
     Enrichment runs (offline model), so documents get vectors and stage events."""
     keyed = settings.model_copy(update={"dev_mode": False, "port": 0, "rate_limit_per_second": 0.0})
-    # Idle connections dropped before uvicorn's 5 s keep-alive ends them: reusing one the server is closing at that
-    # moment is a ReadError of the client's making. A slow answer on a busy machine is not a failure either.
-    limits = httpx.Limits(keepalive_expiry=2.0)
+    # A slow answer on a busy machine is not a failure.
     async with run_server(keyed) as running, httpx.AsyncClient(base_url=running.url, timeout=120,
-                                                               limits=limits) as client:
+                                                               limits=FRESH_CONNECTIONS) as client:
         yield RunningServer(running.url, client, running.app)
 
 

@@ -23,6 +23,7 @@ import httpx
 
 from tests.support.harness import Child, free_port, http_ok, spawn
 from tests.support.openai_server import OpenAICompatibleServer
+from tests.support.server import FRESH_CONNECTIONS
 from vaultgraph.config import Settings
 from vaultgraph.neo4j_local import server as local_neo4j
 
@@ -46,7 +47,7 @@ class ServeProcess:
 
     def __post_init__(self) -> None:
         # Generous: a loaded machine is slow; tests bound what must be prompt themselves.
-        self.client = httpx.AsyncClient(base_url=self.url, timeout=120)
+        self.client = httpx.AsyncClient(base_url=self.url, timeout=120, limits=FRESH_CONNECTIONS)
 
     @property
     def url(self) -> str:

@@ -21,6 +21,11 @@ from starlette.applications import Starlette
 from vaultgraph.app import create_app, uvicorn_options
 from vaultgraph.config import Settings
 
+# The test clients open a new connection per request. Reusing an idle one races uvicorn's keep-alive (5 s, the same
+# as httpx's idle expiry): the server closes it as the client sends, a ReadError of the client's making, seen in
+# full-suite runs even with a 2 s client expiry on a loaded machine. A loopback connect costs far less than a retry.
+FRESH_CONNECTIONS = httpx.Limits(max_keepalive_connections=0)
+
 
 @dataclass
 class RunningServer:
@@ -76,7 +81,7 @@ async def run_server(settings: Settings) -> AsyncIterator[RunningServer]:
         settings = settings.model_copy(update={"enrichment_tenants": [settings.dev_tenant]})
     app = create_app(settings)
     async with (serve_on_loopback(app, settings.port, lifespan="on", **uvicorn_options(settings)) as url,
-                httpx.AsyncClient(base_url=url, timeout=30) as client):
+                httpx.AsyncClient(base_url=url, timeout=30, limits=FRESH_CONNECTIONS) as client):
         yield RunningServer(url, client, app)
 
 
