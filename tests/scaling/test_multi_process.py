@@ -40,7 +40,9 @@ pytestmark = [pytest.mark.scaling, pytest.mark.api, pytest.mark.workers, pytest.
 # document FAILED "file missing from the workspace" though the file was there after: an open race (README, Testing).
 SIZES = [pytest.param(500, 150, marks=pytest.mark.slow, id="500"),
          pytest.param(100, 30, marks=pytest.mark.slow, id="100"),
-         pytest.param(30, 10, id="30")]
+         # Killed after 5 of 30: at 10, the other 20 were all claimed at once (2 workers x 3 batches of 5) and a loaded
+         # CI machine saw none of them wait on the model again before the last DONE, so nothing was ever killed.
+         pytest.param(30, 5, id="30")]
 BATCH_SIZE = 5
 CONCURRENCY = 3
 LEASE_SECONDS = 8  # short, so the killed worker's documents come back soon; long enough for heartbeats under load
@@ -127,7 +129,7 @@ async def kill_mid_batch(
     """SIGKILL the worker a batch of which waits on the model, so the kill certainly loses work in flight; returns it.
 
     Every model call is held first: a batch a worker holds (per Neo4j) whose call waits unanswered cannot finish
-    between that look and the kill. None, the calls released and nothing killed, when within two seconds no worker
+    between that look and the kill. None, the calls released and nothing killed, when within five seconds no worker
     holds such a batch (between batches, all of them)."""
     model.hold()
     try:
@@ -136,7 +138,7 @@ async def kill_mid_batch(
             calls = [json.dumps(r.body) for r in model.in_flight_at(time.time())]
             return any(title in call for title in held for call in calls)
 
-        deadline = time.monotonic() + 2.0
+        deadline = time.monotonic() + 5.0
         while time.monotonic() < deadline:
             for worker in workers:
                 if await waiting_on_the_model(worker):

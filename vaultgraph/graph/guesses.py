@@ -39,14 +39,18 @@ SET r.fuzzyCheckedAt = datetime()
 """
 
 # Each source once, in the order of its first link to the ref (an item can point at one ghost twice: a [[link]] in
-# its text and a typed link by the same name); `links` counts every link.
+# its text and a typed link by the same name); `links` counts every link. The first link is kept as the relationship
+# itself (head of the ordered collect): an earlier form that collected [createdAt, id] pairs and ordered by their
+# elements failed inside Neo4j 2026.08 twice in one fresh-clone run ("Index 33554418 out of bounds for length 1",
+# Neo.DatabaseError.Statement.ExecutionFailed), though not when run alone.
 GHOSTS = """
 MATCH (g:Ghost {tenantId: $tenant})<-[r]-(s:Item {tenantId: $tenant})
 WHERE ($ownerKeys IS NULL OR s.ownerKey IN $ownerKeys) AND s.archivedAt IS NULL AND s.deletedAt IS NULL
 WITH g, r, s ORDER BY r.createdAt, r.id
-WITH g, s, collect(r.ref)[0] AS text, collect([r.createdAt, r.id])[0] AS first, count(r) AS links
-WITH g, s, text, links ORDER BY first[0], first[1]
-WITH g, collect(s.id) AS sources, collect(text)[0] AS text, sum(links) AS links
+WITH g, s, collect(r) AS rels
+WITH g, s, head(rels) AS first, size(rels) AS links
+WITH g, s, first, links ORDER BY first.createdAt, first.id
+WITH g, collect(s.id) AS sources, head(collect(first.ref)) AS text, sum(links) AS links
 RETURN g.ref AS ref, text, sources[..$perRef] AS sources, links
 ORDER BY links DESC, ref LIMIT $limit
 """
