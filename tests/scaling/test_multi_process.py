@@ -40,8 +40,8 @@ pytestmark = [pytest.mark.scaling, pytest.mark.api, pytest.mark.workers, pytest.
 # document FAILED "file missing from the workspace" though the file was there after: an open race (README, Testing).
 SIZES = [pytest.param(500, 150, marks=pytest.mark.slow, id="500"),
          pytest.param(100, 30, marks=pytest.mark.slow, id="100"),
-         # Killed after 5 of 30: at 10, the other 20 were all claimed at once (2 workers x 3 batches of 5) and a loaded
-         # CI machine saw none of them wait on the model again before the last DONE, so nothing was ever killed.
+         # Killed after 5 of 30: at 10, a loaded CI machine saw no batch wait on the model again before the last DONE,
+         # so nothing was killed; 2 workers x 3 batches of 5 can hold all 30 at once, so late there may be none left.
          pytest.param(30, 5, id="30")]
 BATCH_SIZE = 5
 CONCURRENCY = 3

@@ -72,7 +72,6 @@ WRONG_VALUES: list[Any] = [None, True, False, 0, -1, 2**31, 2**63, 1e308, -1e308
                            {}, {"a": 1}, [None], "\x00", "9" * 400]
 
 
-
 @dataclass
 class Sent:
     family: str
