@@ -57,8 +57,10 @@ export const FIGURES = path.join(REPO, "docs", "screenshots");
 const WIDE = { width: 1280, height: 800 };
 /** How long a waiting assertion or a Playwright action waits by default (generous: CI machines are shared). */
 export const WAIT_MS = 20_000;
-/** A whole scenario, browser start included; below the node process's limit set by pytest. */
+/** A whole scenario, browser start included; below the node process's limit set by pytest
+ * (tests/web/test_explorer_e2e.py). A slow one (make test-all) may take twice that beside the other slow tests. */
 const SCENARIO_MS = 270_000;
+const SLOW_SCENARIO_MS = 570_000;
 
 /** Set by web/e2e/catalog.mjs: scenarios are listed, not run.
  * @type {{ listing: boolean, scenarios: Listed[] }} */
@@ -82,7 +84,7 @@ export function scenario(name, needs, run) {
   }
   const only = process.env.VAULTGRAPH_E2E_TEST;
   if (only !== undefined && only !== name) return;
-  test(name, { timeout: SCENARIO_MS }, async (t) => {
+  test(name, { timeout: needs.slow ? SLOW_SCENARIO_MS : SCENARIO_MS }, async (t) => {
     const url = process.env.VAULTGRAPH_E2E_URL;
     assert.ok(url, "VAULTGRAPH_E2E_URL is unset: run these through `.venv/bin/pytest tests/web`, which starts the server");
     const key = process.env.VAULTGRAPH_E2E_KEY ?? null;
