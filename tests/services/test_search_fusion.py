@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from vaultgraph.services.fusion import ChannelHit, FusionMethod, fuse, roll_up
+from vaultgraph.services.fusion import ChannelHit, FusionMethod, Normalisation, fuse, roll_up
 
 KEYWORD = [ChannelHit("A", 10.0), ChannelHit("B", 5.0)]  # BM25: normalised by the best, A 1.0 and B 0.5
 VECTOR = [ChannelHit("B", 0.8, "B's best chunk"), ChannelHit("C", 0.6)]  # cosines, used as they are
@@ -46,6 +46,19 @@ def test_weights_are_rescaled_to_sum_to_one() -> None:
 def test_negative_cosines_floor_at_zero() -> None:
     [hit] = fuse([], [ChannelHit("X", -0.2)], FusionMethod.WEIGHTED)
     assert hit.score == 0.0 and hit.vector is not None and hit.vector.raw == -0.2
+
+
+def test_the_floor_normalisation_runs_cosines_from_the_floor_to_a_perfect_match() -> None:
+    # Floor 0.2: B 0.8 → (0.8 - 0.2) / 0.8 = 0.75, C 0.6 → 0.5, D under the floor → 0.0; the best is not stretched to 1.
+    vector = [*VECTOR, ChannelHit("D", 0.1)]
+    fused = fuse(KEYWORD, vector, FusionMethod.WEIGHTED, 0.4, 0.6, normalisation=Normalisation.FLOOR,
+                 vector_floor=0.2)
+    assert {f.item_id: round(f.vector.score, 6) for f in fused if f.vector} == {"B": 0.75, "C": 0.5, "D": 0.0}
+    # B: 0.4·0.5 + 0.6·0.75 = 0.65; A: 0.4·1.0; C: 0.6·0.5 = 0.3; D: 0
+    assert [(f.item_id, round(f.score, 6)) for f in fused] == [("B", 0.65), ("A", 0.4), ("C", 0.3), ("D", 0.0)]
+    # No floor (it could not be computed): the cosines as they are.
+    unfloored = fuse([], VECTOR, FusionMethod.WEIGHTED, normalisation=Normalisation.FLOOR, vector_floor=None)
+    assert [(f.item_id, f.score) for f in unfloored] == [("B", 0.8), ("C", 0.6)]
 
 
 def test_chunks_roll_up_to_their_item_with_the_best_chunk() -> None:

@@ -2,12 +2,14 @@
 
 Each channel is first rolled up to items (a chunk hit counts for its item; the item keeps its best score and that
 chunk's text) and normalised to [0, 1] (`Normalisation`). By default (FLOOR) each channel runs from its natural
-zero to its best hit (1.0): keyword scores (BM25) ÷ the best, vector scores from the query's similarity floor
-(services/similarity_floor.py: what unrelated text scores, 0.0) to the best. Both channels then span the same range
-and the weights mean what they say whatever the model's cosine range (all-MiniLM's cosines crowd into 0.2-0.7, which
-gave the vector channel less than its 0.6 when taken as they are). The others, measured in bench/README.md:
-keyword ÷ best with cosines as they are (max-cosine, the first default), min-max over each channel's candidates
-(its worst candidate 0.0, degenerate for two or three candidates), Φ(z-score). Then either
+zero to its natural top: keyword scores (BM25, which has no top) ÷ the best hit's, vector scores from the query's
+similarity floor (services/similarity_floor.py: what unrelated text scores, 0.0) to a perfect match (cosine 1, 1.0).
+The weights then mean what they say whatever the model's cosine range (all-MiniLM's cosines crowd into 0.2-0.7,
+which gave the vector channel less than its 0.6 when taken as they are), and a query whose nearest vectors stand
+only a little above the floor gives the vector channel little say, instead of stretching its weak best hit to 1.0
+(the first FLOOR did: 0.716 nDCG@10 on SciFact's held-out claims against 0.735, bench/README.md). The others,
+measured there too: keyword ÷ best with cosines as they are (max-cosine, the first default), min-max over each
+channel's candidates (its worst candidate 0.0, degenerate for two or three candidates), Φ(z-score). Then either
 
 - WEIGHTED: `wk·keyword + wv·vector` (weights rescaled to sum to 1); an item found by both channels adds up, and
   when only one channel has results, its weight is 1.0 (GoClaw's merge rules); or
@@ -42,7 +44,7 @@ class FusionMethod(enum.Enum):
 class Normalisation(enum.Enum):
     """How weighted fusion puts each channel's scores in [0, 1] (bench/README.md measures them)."""
 
-    FLOOR = "floor"  # keyword ÷ its best; vector from the query's similarity floor (0) to its best (1)
+    FLOOR = "floor"  # keyword ÷ its best; vector from the query's similarity floor (0) to cosine 1 (1)
     MAX_COSINE = "max-cosine"  # keyword ÷ the channel's best; cosines as they are
     MIN_MAX = "min-max"  # each channel's candidates spread over [0, 1], worst to best
     Z_SCORE = "z-score"  # each channel standardised over its candidates, then Φ(z) (the normal CDF)
@@ -123,10 +125,11 @@ def normalise_z(hits: Sequence[ChannelHit]) -> dict[str, ChannelScore]:
 
 
 def normalise_from(hits: Sequence[ChannelHit], zero: float) -> dict[str, ChannelScore]:
-    """`zero` (what unrelated text scores: the similarity floor) → 0.0, the channel's best → 1.0; below zero 0.0."""
-    top = max((hit.raw for hit in hits), default=0.0)
-    spread = top - zero
-    return {hit.item_id: ChannelScore(max(0.0, (hit.raw - zero) / spread) if spread > 0 else 1.0, hit.raw, rank)
+    """Cosines: `zero` (what unrelated text scores: the similarity floor) → 0.0, a perfect match (1) → 1.0; below
+    zero 0.0."""
+    spread = 1.0 - zero
+    return {hit.item_id: ChannelScore(min(1.0, max(0.0, (hit.raw - zero) / spread)) if spread > 0 else 1.0, hit.raw,
+                                      rank)
             for rank, hit in enumerate(hits, start=1)}
 
 

@@ -36,7 +36,7 @@ Fusion: TypeAlias = FusionMethod
 class ChannelScore:
     score: float = strawberry.field(description=(
         "Normalised to 0-1; by default BM25 ÷ the channel's best, or the cosine from the query's similarity floor "
-        "(0) to the best hit's (1)."))
+        "(0) to a perfect match's (1)."))
     raw: float = strawberry.field(description="As the channel gave it: BM25 for keyword, cosine for vector.")
     rank: int = strawberry.field(description="1-based position in that channel.")
 
