@@ -22,6 +22,7 @@ from neo4j import AsyncManagedTransaction
 from bench.generate import DIMENSIONS, Dataset
 from vaultgraph.graph.migrations import apply_migrations, embedded_label
 from vaultgraph.graph.note_query import property_fields
+from vaultgraph.graph.search_text import set_search_text
 from vaultgraph.graph.session import Graph
 from vaultgraph.models.local_embedding import LOCAL_MODEL_NAME
 
@@ -37,6 +38,7 @@ CREATE_NOTES = f"""
 UNWIND $rows AS row
 CREATE (n:Item:Note:{embedded_label(DIMENSIONS)} {{tenantId: $tenant, id: row.id}})
 SET n += row.props, n.createdAt = datetime({{epochMillis: row.ts}}), n.updatedAt = datetime({{epochMillis: row.ts}})
+SET {set_search_text("n")}
 """
 
 CREATE_LINKS = """

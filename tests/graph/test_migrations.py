@@ -6,6 +6,7 @@ import pytest
 from neo4j import AsyncManagedTransaction
 
 from vaultgraph.graph.migrations import FULLTEXT_INDEX, MIGRATIONS, apply_migrations, vector_index_name
+from vaultgraph.graph.search_text import SEARCH_TEXT_FIELD
 from vaultgraph.graph.session import Graph
 
 pytestmark = pytest.mark.graph
@@ -54,6 +55,12 @@ async def test_the_fulltext_index_covers_topics(graph: Graph) -> None:
     indexes = await graph.read(_indexes)
     assert set(indexes[FULLTEXT_INDEX]["labelsOrTypes"]) >= {"Document", "Note", "Chunk", "Topic"}  # type: ignore[arg-type]
     assert indexes["topic_item"]["properties"] == ["tenantId", "itemId"]
+
+
+async def test_the_fulltext_index_reads_one_bag_of_words_per_node(graph: Graph) -> None:
+    index = (await graph.read(_indexes))[FULLTEXT_INDEX]
+    assert index["properties"] == [SEARCH_TEXT_FIELD, "tenantId"]
+    assert index["options"]["indexConfig"]["fulltext.analyzer"] == "english"  # type: ignore[index]
 
 
 async def test_a_new_dimension_gets_its_own_vector_index(graph: Graph) -> None:

@@ -9,6 +9,7 @@ import pytest
 
 from tests.support.openai_server import OpenAICompatibleServer, run_openai_server
 from tests.support.server import RunningServer, run_server
+from tests.support.waiting import eventually
 from vaultgraph.config import Settings
 
 pytestmark = [pytest.mark.api, pytest.mark.graph]
@@ -244,3 +245,32 @@ async def test_a_nonsense_query_finds_no_neighbours_only_genuine_keyword_hits(se
     blorf = await _save(server, "Blorf rollout", "The blorf service restarts nightly.")
     hybrid = await report("qwzx blorf", "HYBRID")
     assert [hit["item"]["id"] for hit in hybrid["hits"]] == [blorf] and hybrid["hits"][0]["keywordScore"] == 1.0
+
+
+async def test_the_keyword_channel_reads_every_write_of_a_title_or_a_body(server: RunningServer) -> None:
+    """A node's one bag of words (graph/search_text.py) is written with the text it is made of: a renamed note, its
+    new body and a document's new title are found by their new words at once, and no longer by the old ones."""
+    note = await _save(server, "Zebra migration", "Herds cross the river.")
+    document = (await server.data("mutation($input: DocumentInput!) { createDocument(input: $input) { id } }",
+                                  {"input": {"path": "field/antelope.md", "title": "Okapi sightings",
+                                             "content": ""}}))["createDocument"]["id"]
+    # An empty file: enrichment skips it, so no topic (named after the title while it has no heading) holds the
+    # old title until the next enrichment, and the document's own text is all there is to find it by.
+
+    async def found(word: str) -> set[str]:
+        return {hit["item"]["id"] for hit in await _hits(server, word, mode="KEYWORD")}
+
+    assert (await found("zebra"), await found("herds"), await found("okapi"), await found("antelope")) == (
+        {note}, {note}, {document}, {document})
+    await server.data("mutation($input: NoteInput!) { saveNote(input: $input) { note { id } } }",
+                      {"input": {"id": note, "title": "Quagga migration", "body": "Herds cross the lake."}})
+    assert (await found("zebra"), await found("river"), await found("quagga"), await found("lake")) == (
+        set(), set(), {note}, {note})
+    async def stage() -> str:
+        read = await server.data("query($id: ID!) { document(id: $id) { enrichment { stage } } }", {"id": document})
+        return str(read["document"]["enrichment"]["stage"])
+
+    await eventually(stage, lambda seen: seen in ("SKIPPED", "DONE", "FAILED"), 60, "the empty file's enrichment")
+    await server.data("mutation($id: ID!) { updateDocument(id: $id, input: {title: \"Bongo sightings\"}) { id } }",
+                      {"id": document})
+    assert (await found("okapi"), await found("bongo"), await found("antelope")) == (set(), {document}, {document})

@@ -14,6 +14,7 @@ from typing import Any
 
 from neo4j import AsyncManagedTransaction
 
+from vaultgraph.graph.search_text import set_search_text
 from vaultgraph.graph.vectors import VectorModel, from_model, set_vector
 
 # Statements take many items at once (one item is a list of one): a batch of saved notes is indexed with one
@@ -46,6 +47,7 @@ MATCH (n:Item {tenantId: $tenant, id: row.itemId})
 MERGE (c:Chunk {tenantId: $tenant, id: row.id})
 SET c.itemId = n.id, c.scope = n.scope, c.ownerKey = n.ownerKey, c.ordinal = row.ordinal, c.heading = row.heading,
     c.text = row.text, c.contentHash = row.hash
+SET """ + set_search_text("c") + """
 WITH c, row
 """ + set_vector("c", "row.embedding")
 

@@ -8,6 +8,7 @@ from neo4j import AsyncManagedTransaction
 
 from vaultgraph.domain import Document
 from vaultgraph.graph.records import document_from_node, document_map, vanished
+from vaultgraph.graph.search_text import set_search_text
 
 # Every statement returning a document returns its projection (never the embedding) under the name `d`.
 _DOCUMENT = document_map("d") + " AS d"
@@ -20,6 +21,7 @@ CREATE (d:Item:Document {
   metadata: $metadata, category: $category, enrichmentStage: 'QUEUED',
   createdAt: datetime(), updatedAt: datetime(), enrichmentUpdatedAt: datetime()
 })
+SET """ + set_search_text("d") + """
 RETURN """ + _DOCUMENT
 
 DOCUMENT_BY_ID = (
@@ -73,6 +75,7 @@ SET d.title = coalesce($title, d.title), d.docType = coalesce($docType, d.docTyp
     d.updatedAt = datetime(),
     // a category set here is the user's: enrichment no longer picks one (see graph/enrichment_stages.py)
     d.categorySource = CASE WHEN $category IS NULL THEN d.categorySource ELSE null END
+SET """ + set_search_text("d") + """
 RETURN """ + _DOCUMENT
 
 # A document's file rewritten in place (a rename's link rewrite): the stored hash and size follow the new bytes, so a

@@ -17,6 +17,7 @@ from vaultgraph.events.bus import DocumentStageChanged
 from vaultgraph.graph.locking import locked_where, still_held
 from vaultgraph.graph.migrations import embedded_label, vector_index_name
 from vaultgraph.graph.records import to_datetime
+from vaultgraph.graph.search_text import set_search_text
 from vaultgraph.graph.vectors import VectorModel, from_model, set_vector
 
 FINAL_STAGES = (EnrichmentStage.DONE, EnrichmentStage.FAILED, EnrichmentStage.SKIPPED)
@@ -48,6 +49,7 @@ UNWIND $rows AS row
 MATCH (d:Document {tenantId: $tenant, id: row.id}) WHERE d.claimedBy = $worker
 """ + still_held() + """
 SET d.summary = row.summary, d.summaryHash = row.summaryHash
+SET """ + set_search_text("d") + """
 FOREACH (_ IN CASE WHEN row.category IS NULL OR NOT (d.category IS NULL OR d.categorySource = 'enrichment')
                    THEN [] ELSE [1] END |
   SET d.category = row.category, d.categorySource = 'enrichment')
@@ -90,6 +92,7 @@ CALL (d) { MATCH (c:Chunk {tenantId: $tenant, itemId: d.id}) DETACH DELETE c }
 CALL (d) { MATCH (t:Topic {tenantId: $tenant, itemId: d.id}) DETACH DELETE t }
 CALL (d) { MATCH (d)-[r {classifiedBy: $classifiedBy}]->() DELETE r }
 SET d.summary = null, d.summaryHash = null, d.enrichedHash = null
+SET """ + set_search_text("d") + """
 WITH d, {vector: null} AS row
 """ + set_vector("d", "row.vector") + """
 RETURN d.id AS id

@@ -1,5 +1,5 @@
-"""Cypher for unlinked mentions: the notes whose body the full-text index finds a note's names in (candidates only;
-services/mentions.py reads each body to keep the plain-text mentions)."""
+"""Cypher for unlinked mentions: the notes whose searchText (title and body) the full-text index finds a note's names
+in (candidates only; services/mentions.py reads each body to keep the plain-text mentions)."""
 
 from __future__ import annotations
 

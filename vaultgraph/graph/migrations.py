@@ -11,6 +11,7 @@ import structlog
 from neo4j import AsyncManagedTransaction
 
 from vaultgraph.graph.note_query import property_fields
+from vaultgraph.graph.search_text import SEARCH_TEXT_FIELD, set_search_text
 from vaultgraph.graph.session import Graph
 from vaultgraph.text.resolve import document_name
 
@@ -207,6 +208,19 @@ MIGRATIONS: tuple[Migration, ...] = (
         "queries (a query reads the tenant's notes through the (tenantId, updatedAt) index, as every list does)",
         (),
         backfill=_backfill_note_properties,
+    ),
+    Migration(
+        241,  # issue 24, item 1
+        "the full-text index reads one field per node, searchText (a node's title, path, summary, body and text in "
+        "one bag of words, graph/search_text.py), instead of scoring each of them as a field and summing",
+        (
+            f"DROP INDEX {FULLTEXT_INDEX} IF EXISTS",
+            "MATCH (n) WHERE n:Note OR n:Document OR n:Chunk OR n:Topic "
+            f"CALL (n) {{ SET {set_search_text('n')} }} IN TRANSACTIONS OF 10000 ROWS",
+            f"CREATE FULLTEXT INDEX {FULLTEXT_INDEX} IF NOT EXISTS FOR (n:Document|Note|Chunk|Topic) "
+            f"ON EACH [n.{SEARCH_TEXT_FIELD}, n.tenantId] "
+            "OPTIONS {indexConfig: {`fulltext.analyzer`: 'english'}}",
+        ),
     ),
 )
 

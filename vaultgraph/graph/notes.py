@@ -9,6 +9,7 @@ from neo4j import AsyncManagedTransaction
 from vaultgraph.domain import Note
 from vaultgraph.graph.links import merge_ghost
 from vaultgraph.graph.records import note_from_node, note_map, vanished
+from vaultgraph.graph.search_text import set_search_text
 
 # Every statement returning a note returns its projection (never the embedding) under the name `n`.
 _NOTE = note_map("n") + " AS n"
@@ -46,6 +47,7 @@ CREATE (n:Item:Note {id: row.id, tenantId: $tenant, scope: row.scope, agentId: r
                      ownerKey: row.ownerKey, createdByAgentId: $createdBy, indexed: false,
                      createdAt: datetime(), updatedAt: datetime()})
 SET n += row.props
+SET """ + set_search_text("n") + """
 RETURN i, """ + _NOTE
 
 UPDATE_NOTES = """
@@ -53,6 +55,7 @@ UNWIND range(0, size($rows) - 1) AS i
 WITH i, $rows[i] AS row
 MATCH (n:Item:Note {tenantId: $tenant, id: row.id})
 SET n += row.props, n.updatedAt = datetime()
+SET """ + set_search_text("n") + """
 RETURN i, """ + _NOTE
 
 # After a rename: the wikilinks bound to the note (a fuzzy guess names nothing and stays), with where they are

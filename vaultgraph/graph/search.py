@@ -19,10 +19,11 @@ from typing import Any
 from neo4j import AsyncManagedTransaction
 
 from vaultgraph.graph.migrations import FULLTEXT_INDEX, embedded_label, vector_index_name
+from vaultgraph.graph.search_text import SEARCH_TEXT_FIELD
 from vaultgraph.graph.vectors import VectorModel, from_model
 
 # Fields of the full-text index a user's words are matched in (tenantId is not one of them).
-FULLTEXT_FIELDS = ("title", "path", "summary", "body", "text")
+FULLTEXT_FIELDS = (SEARCH_TEXT_FIELD,)
 
 # The item a node stands for (a chunk stands for its item), and whether the caller may see it with these filters
 # (the vector channel adds one: the query's model made the node's vector).

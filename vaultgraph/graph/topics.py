@@ -17,6 +17,7 @@ from neo4j import AsyncManagedTransaction
 
 from vaultgraph.domain import Topic
 from vaultgraph.graph.records import topic_from_record, topic_map
+from vaultgraph.graph.search_text import set_search_text
 from vaultgraph.graph.vectors import VectorModel, from_model, set_vector
 
 # A document's topics are replaced whole, in the transaction that writes the new ones: no reader sees a mix of old
@@ -34,6 +35,7 @@ CREATE (d)-[:HAS_TOPIC]->(t:Topic {tenantId: $tenant, id: row.id})
 SET t.itemId = d.id, t.scope = d.scope, t.ownerKey = d.ownerKey, t.position = row.position, t.title = row.name,
     t.topicPath = row.path, t.depth = row.depth, t.heading = row.heading, t.text = row.content, t.labels = row.labels,
     t.parentId = row.parentId, t.contentHash = row.hash
+SET """ + set_search_text("t") + """
 WITH t, row
 """ + set_vector("t", "row.embedding")
 

@@ -1,13 +1,13 @@
 """Unlinked mentions of a note (Obsidian's backlinks pane): other notes that write its title or an alias as plain
 text, each mention with a snippet and the [[wikilink]] that would replace it.
 
-The full-text index finds the candidates (a phrase of a name in a body, as the English analyzer reads it: stemmed,
-so broader than the name); each candidate's body is then read with the wikilink parser's own masking
-(text/mentions.py), so a name inside a link, code, a URL or a tag never counts. Only mentions that can become a
-link to this note are kept: the link written in that note (the note's bare name, else its path) must resolve to it,
-as saveNote would resolve it (a shared note cannot link to someone's personal note, a nearer note of the same name
-takes a bare name). Visibility is the backlinks' rule: notes the caller may read, of its tenant; archived notes
-are left out, like the search's.
+The full-text index finds the candidates (a phrase of a name in a note's searchText, its title and body, as the
+English analyzer reads it: stemmed, so broader than the name); each candidate's body is then read with the
+wikilink parser's own masking (text/mentions.py), so a name inside a link, code, a URL or a tag never counts. Only
+mentions that can become a link to this note are kept: the link written in that note (the note's bare name, else
+its path) must resolve to it, as saveNote would resolve it (a shared note cannot link to someone's personal note, a
+nearer note of the same name takes a bare name). Visibility is the backlinks' rule: notes the caller may read, of
+its tenant; archived notes are left out, like the search's.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from vaultgraph.domain import Note, Page, Principal
 from vaultgraph.errors import NotFound
 from vaultgraph.graph import items as item_cypher
 from vaultgraph.graph import mentions as cypher
+from vaultgraph.graph.search_text import SEARCH_TEXT_FIELD
 from vaultgraph.graph.session import Graph
 from vaultgraph.services.note_reads import note_cursor
 from vaultgraph.services.note_renames import new_names
@@ -81,7 +82,7 @@ class MentionService:
         if not isinstance(note, Note) or not principal.may_read(note.owner):
             raise NotFound(f"no note with id {note_id!r}", id=note_id)
         names = mention_names(note.title, note.frontmatter)
-        lucene = phrase_query(names, "body", principal.tenant_id)
+        lucene = phrase_query(names, SEARCH_TEXT_FIELD, principal.tenant_id)
         found: list[UnlinkedMention] = []
         scanned, last_read, more = 0, cursor, False
         while lucene is not None:
