@@ -27,9 +27,10 @@ from vaultgraph.domain import Direction
 LIMIT = 10
 ROTATION = 16  # distinct texts per mode: fewer than the warm-up calls, so the server has embedded them all
 
+DEPTH = 100  # issue 25, item 7: `limit: 100` within 3× the p50 of `limit: 10`
 VG_SEARCH = """
-query Search($q: String!, $mode: SearchMode!) {
-  search(query: $q, mode: $mode, limit: 10) { score snippet item { id title } }
+query Search($q: String!, $mode: SearchMode!, $limit: Int!) {
+  search(query: $q, mode: $mode, limit: $limit) { score snippet item { id title } }
 }"""
 
 
@@ -91,12 +92,12 @@ async def _none() -> list[str]:
     return []
 
 
-def _vg(sides: Sides, mode: str, texts: list[str], unique: bool = False) -> Target:
+def _vg(sides: Sides, mode: str, texts: list[str], unique: bool = False, limit: int = LIMIT) -> Target:
     nonce = itertools.count()
 
     def variables(i: int) -> dict[str, Any]:
         text = texts[i % len(texts)]
-        return {"q": f"{text} q{next(nonce)}" if unique else text, "mode": mode}
+        return {"q": f"{text} q{next(nonce)}" if unique else text, "mode": mode, "limit": limit}
 
     return sides.vaultgraph.target(VG_SEARCH, variables, lambda d: len(d["search"]))
 
@@ -146,6 +147,11 @@ async def run(sides: Sides, budget: Budget, recall_queries: int, graphql: bool) 
             stats = await compare(targets, budget)
             rows.append(Row(f"search {mode.lower()}, limit 10", stats.get("vaultgraph"), stats.get("floor"),
                             note="query embedding cached" if mode != "KEYWORD" else ""))
+        # The same queries at both depths, taking turns: the floor column is `limit: 10` through GraphQL.
+        deep, shallow = _vg(sides, "HYBRID", texts, limit=DEPTH), _vg(sides, "HYBRID", texts)
+        stats = await compare([deep, Target("floor", shallow.call, shallow.ready)], budget)
+        rows.append(Row(f"search hybrid, limit {DEPTH} (floor: limit 10)", stats.get("vaultgraph"), stats.get("floor"),
+                        note="floor column: the same queries at limit 10 through GraphQL; ×floor is the depth's cost"))
         stats = await compare([_vg(sides, "HYBRID", texts, unique=True)], budget)
         rows.append(Row("search hybrid, new text each call", stats.get("vaultgraph"),
                         note="includes embedding the query with the server's model"))
