@@ -150,7 +150,8 @@ async def run(sides: Sides, budget: Budget, recall_queries: int, graphql: bool) 
         # The same queries at both depths, taking turns: the floor column is `limit: 10` through GraphQL.
         deep, shallow = _vg(sides, "HYBRID", texts, limit=DEPTH), _vg(sides, "HYBRID", texts)
         stats = await compare([deep, Target("floor", shallow.call, shallow.ready)], budget)
-        rows.append(Row(f"search hybrid, limit {DEPTH} (floor: limit 10)", stats.get("vaultgraph"), stats.get("floor"),
+        rows.append(Row(f"search hybrid at depth, limit {DEPTH} (floor: limit 10)", stats.get("vaultgraph"),
+                        stats.get("floor"),
                         note="floor column: the same queries at limit 10 through GraphQL; ×floor is the depth's cost"))
         stats = await compare([_vg(sides, "HYBRID", texts, unique=True)], budget)
         rows.append(Row("search hybrid, new text each call", stats.get("vaultgraph"),

@@ -35,6 +35,7 @@ WORKLOADS = (
     "search vector, limit 10",
     "search hybrid, limit 10",
     "search graph, limit 10",
+    "search hybrid at depth",  # its floor column is limit 10: not among COMPARED
     "search hybrid, new text each call",
     "vector recall@10",
     "ingest: saveNote",
