@@ -96,6 +96,15 @@ def report_processes(processes: list[Child]) -> None:
         print("\n".join(process.output().splitlines()[-5:]))
 
 
+async def streaming_on(replica: Child) -> bool:
+    """Whether the replica's /metrics counts a subscription streaming: its operation runs, so the bus has it (a fixed
+    1 s sleep here lost a first document's QUEUED on a busy machine: B subscribed after A had created it)."""
+    async with httpx.AsyncClient(base_url=str(replica.url), timeout=10) as client:
+        scrape = (await client.get("/metrics")).text
+    found = re.search(r"^vaultgraph_graphql_subscriptions (\S+)$", scrape, re.MULTILINE)
+    return found is not None and float(found.group(1)) >= 1
+
+
 async def create_all(replica: Child, count: int) -> dict[str, str]:
     """Create `count` documents through the replica, ten requests at a time; returns title -> id."""
     assert replica.url is not None
@@ -197,7 +206,7 @@ async def test_two_replicas_and_two_workers_enrich_every_document_once_and_survi
         done_events: Counter[str] = Counter()
         async with graphql_ws(replica_b.url) as subscriber:
             operation = await subscriber.subscribe(EVENTS)
-            await asyncio.sleep(1.0)  # the subscription is registered on B
+            await until(lambda: streaming_on(replica_b), 60, "the subscription streaming on replica B")
             creating = asyncio.create_task(create_all(replica_a, documents))
             killed: Child | None = None
             receiving: asyncio.Future[Any] | None = None
