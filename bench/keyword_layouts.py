@@ -21,12 +21,12 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from neo4j import AsyncGraphDatabase
-
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.search_quality import DATASET, load_dataset, ndcg_at_10, recall_at_100  # noqa: E402
 from vaultgraph.config import Settings  # noqa: E402
+from vaultgraph.graph.session import Graph  # noqa: E402
+from vaultgraph.services.fusion import roll_up  # noqa: E402
 from vaultgraph.services.indexing import MIN_NOTE_CHUNKS  # noqa: E402
 from vaultgraph.text.chunking import ChunkingPolicy, chunk_text  # noqa: E402
 from vaultgraph.text.lucene import fulltext_query, query_terms  # noqa: E402
@@ -80,8 +80,10 @@ async def load(driver, corpus: dict[str, dict[str, str]]) -> None:  # type: igno
     notes, chunks = [], []
     for doc_id, doc in corpus.items():
         title, body = (doc["title"] or doc_id)[:500], doc["text"]
-        notes.append({"id": doc_id, "title": title, "body": body, "flat": f"{title}\n\n{body}",
-                      "flatBare": f"{title}\n\n{body}", "itemText": f"{title}\n\n{body}"})
+        # A note's one bag of words under three names: an index reads properties by name, and the three layouts
+        # that use it differ in what their chunks hold under the same name (title + text, bare text, none).
+        flat = f"{title}\n\n{body}"
+        notes.append({"id": doc_id, "title": title, "body": body, "flat": flat, "flatBare": flat, "itemText": flat})
         pieces = chunk_text(body, policy)
         if len(pieces) >= MIN_NOTE_CHUNKS:
             chunks.extend({"id": f"{doc_id}#{p.ordinal}", "itemId": doc_id, "text": p.text,
@@ -106,10 +108,8 @@ async def ranked(session, layout: Layout, claim: str, limit: int) -> list[str]: 
     if lucene is None:
         return []
     result = await session.run(QUERY, index=layout.index, lucene=lucene, limit=limit * 3)
-    best: dict[str, float] = {}
-    async for record in result:
-        best[record["id"]] = max(best.get(record["id"], 0.0), record["score"])
-    return sorted(best, key=lambda doc: -best[doc])[:limit]
+    rows = [(record["id"], record["score"], None, None) async for record in result]
+    return [hit.item_id for hit in roll_up(rows)][:limit]
 
 
 async def run(args: argparse.Namespace) -> None:
@@ -118,8 +118,8 @@ async def run(args: argparse.Namespace) -> None:
     settings = Settings()
     if settings.neo4j_uri is None:
         raise SystemExit("set NEO4J_URI to a running Neo4j (e.g. `vaultgraph neo4j start`'s)")
-    auth = (settings.neo4j_user, settings.neo4j_password) if settings.neo4j_password else None
-    driver = AsyncGraphDatabase.driver(settings.neo4j_uri, auth=auth)
+    graph = Graph.connect(settings.neo4j_uri, settings.neo4j_user, settings.neo4j_password, settings.neo4j_database)
+    driver = graph.driver
     try:
         await load(driver, data.corpus)
         print(f"{'layout':<55} {'nDCG@10 A':>9} {'nDCG@10 B':>9} {'all':>6} {'R@100 B':>8} {'ms':>5}")
@@ -143,7 +143,7 @@ async def run(args: argparse.Namespace) -> None:
                     await session.run(f"DROP INDEX {name} IF EXISTS")
                 await session.run("MATCH (n:KwProbe|KwProbeChunk {tenantId: $t}) DETACH DELETE n", t=TENANT)
     finally:
-        await driver.close()
+        await graph.close()
 
 
 def main() -> int:
