@@ -174,3 +174,12 @@ async def test_a_document_emptied_keeps_no_links_and_no_words(world: World) -> N
     await world.check(0)
     await world.edit_document(0, "guides/setup.md", "")
     await world.check(0)
+
+
+async def test_a_note_edited_twice_is_found_by_its_new_words_only(world: World) -> None:
+    """Issue 24's one bag of words per node (graph/search_text.py): each MCP edit ends the body with a fresh word;
+    the full-text index, not the substring scan behind it, finds the note by the second and no longer by the first."""
+    await world.save_note(0, ALPHA, "First text.")
+    await world.edit_through_mcp(0, ALPHA, "Second text.")
+    await world.edit_through_mcp(0, ALPHA, "Third text.")
+    await world.check(0)

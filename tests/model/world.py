@@ -55,7 +55,10 @@ CREATE_DOCUMENT = "mutation($input: DocumentInput!) { createDocument(input: $inp
 UPDATE_DOCUMENT = ("mutation($id: ID!, $input: DocumentUpdateInput!) { updateDocument(id: $id, input: $input) "
                    "{ id path content contentHash } }")
 DOCUMENT_STAGES = "{ documents(first: 100) { nodes { id enrichment { stage } } } }"
-FOUND_BY = 'query($q: String!) { search(query: $q, mode: KEYWORD, limit: 20) { item { id } } }'
+# The report says whether the full-text index answered or the substring scan it falls back to (which reads the
+# properties themselves, and so would hide a full-text entry left stale).
+FOUND_BY = '''query($q: String!) { searchReport(query: $q, mode: KEYWORD, limit: 20) {
+  keyword { fallback } hits { item { id } } } }'''
 CREATE_LINK = f"mutation($input: LinkInput!) {{ createLink(input: $input) {{ {LINK} }} }}"
 DELETE_LINK = "mutation($id: ID!) { deleteLink(id: $id) { deleted } }"
 IMPORT = """mutation($path: String!, $force: Boolean!) { importVault(path: $path, force: $force) {
@@ -262,17 +265,21 @@ class World:
 
     async def edit_through_mcp(self, n: int, name: tuple[str, str], body: str) -> None:
         """MCP `write_note` with the id and the same title (it sends no slug): the body is replaced in place, the
-        note keeps its folder and slug."""
+        note keeps its folder and slug. The new body ends with a fresh word, which keyword search then finds it by
+        (unless archived), and the old body's fresh word no longer."""
         t = self.tenants[n]
         note = t.vault.by_slug(note_slug(*name))
         if note is None:
             return
+        old, word = note.body, self.fresh_word()
+        body = f"{body}\n\n{word}\n"
         async with mcp_session(self.server.url, t.headers) as session:
             written = await call(session, "write_note", id=note.id, title=note.title, body=body)
         self.scan(t, written)
         expect((written["id"], written["slug"]) == (note.id, note.slug), "MCP write_note moved the note", written,
                note)
         note.body = body
+        await self.check_found_by(t, note.id, note.slug, word, old, findable=not note.archived)
 
     async def set_property(self, n: int, name: tuple[str, str], key: str, value: str | None) -> None:
         """updateNote with one front-matter property (a [[link]] in it, or null to delete it): the front matter is
@@ -421,11 +428,20 @@ class World:
                updated)
         document.content = content
         await self.settle(t)
+        await self.check_found_by(t, document.id, path, word, old)
+
+    async def check_found_by(self, t: Tenant, item_id: str, name: str, word: str | None, old: str,
+                             findable: bool = True) -> None:
+        """Keyword search finds the item by the fresh word its new text holds (when `findable`: not archived) and
+        no longer by the fresh words only its old text held."""
         old_words = set(re.findall(r"\bzq[a-j]+word\b", old))
-        for query, want in [*([(word, True)] if word else []), *((w, False) for w in old_words)]:
-            found = {hit["item"]["id"] for hit in (await self.ask(t, FOUND_BY, {"q": query}))["search"]}
-            expect((document.id in found) == want, f"{t.name}: keyword search for {query!r} "
-                   f"{'misses' if want else 'still finds'} {path}", found)
+        for query, want in [*([(word, findable)] if word else []), *((w, False) for w in old_words)]:
+            report = (await self.ask(t, FOUND_BY, {"q": query}))["searchReport"]
+            found = {hit["item"]["id"] for hit in report["hits"]}
+            expect((item_id in found) == want, f"{t.name}: keyword search for {query!r} "
+                   f"{'misses' if want else 'still finds'} {name}", found)
+            expect(not (want and report["keyword"]["fallback"]), f"{t.name}: {query!r} finds {name} only by the "
+                   "substring scan: its full-text entry is stale", report)
 
     def item_named(self, t: Tenant, name: str | tuple[str, str]) -> str | None:
         item = t.vault.by_slug(note_slug(*name)) if isinstance(name, tuple) else t.vault.by_path(name)

@@ -266,6 +266,7 @@ async def test_the_keyword_channel_reads_every_write_of_a_title_or_a_body(server
                       {"input": {"id": note, "title": "Quagga migration", "body": "Herds cross the lake."}})
     assert (await found("zebra"), await found("river"), await found("quagga"), await found("lake")) == (
         set(), set(), {note}, {note})
+
     async def stage() -> str:
         read = await server.data("query($id: ID!) { document(id: $id) { enrichment { stage } } }", {"id": document})
         return str(read["document"]["enrichment"]["stage"])
