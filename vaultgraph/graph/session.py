@@ -29,7 +29,11 @@ T = TypeVar("T")
 
 MAX_RETRY_SECONDS = 2.0
 ENTITY_GONE = "Neo.ClientError.Statement.EntityNotFound"
-ENTITY_GONE_RETRIES = 3
+# Neo4j 2026.08's filtered vector search (SEARCH … WHERE) now and then fails inside Lucene with an
+# ArrayIndexOutOfBoundsException (FixedBitSet.get <- Lucene10IndexSearcher.searchVectors, seen in the server's
+# debug.log); the same statement run again answers. A DatabaseError, so the driver does not retry it.
+VECTOR_SEARCH_FAULT = "out of bounds for length"
+RACE_RETRIES = 3
 
 
 class Graph:
@@ -71,12 +75,13 @@ class Graph:
         return info.agent
 
     async def read(self, fn: Callable[..., Awaitable[T]], *args: Any, **kwargs: Any) -> T:
-        counted = self._counting(fn)
-        return await self._run(neo4j.READ_ACCESS, lambda session: session.execute_read(counted, *args, **kwargs))
+        # A fresh count for each of _run's attempts: those count themselves, the driver's own retries are counted here.
+        return await self._run(neo4j.READ_ACCESS,
+                               lambda session: session.execute_read(self._counting(fn), *args, **kwargs))
 
     async def write(self, fn: Callable[..., Awaitable[T]], *args: Any, **kwargs: Any) -> T:
-        counted = self._counting(fn)
-        return await self._run(neo4j.WRITE_ACCESS, lambda session: session.execute_write(counted, *args, **kwargs))
+        return await self._run(neo4j.WRITE_ACCESS,
+                               lambda session: session.execute_write(self._counting(fn), *args, **kwargs))
 
     def _counting(self, fn: Callable[..., Awaitable[T]]) -> Callable[..., Awaitable[T]]:
         """`fn`, counting each call after its first in `retries`: the driver retries a managed transaction by
@@ -105,10 +110,9 @@ class Graph:
             raise Unavailable("Neo4j is not available right now; check /healthz and try again.")
         self.transactions += 1
         try:
-            # A node matched by this transaction was deleted by another one before this one could lock it (e.g. a
-            # ghost whose last link went away): a race the driver does not retry, we do.
-            async for attempt in AsyncRetrying(retry=retry_if_exception(_entity_gone), reraise=True,
-                                               stop=stop_after_attempt(ENTITY_GONE_RETRIES + 1)):
+            # Failures the driver does not retry and a second run does not meet (_passing_fault): we retry them.
+            async for attempt in AsyncRetrying(retry=retry_if_exception(_passing_fault), reraise=True,
+                                               stop=stop_after_attempt(RACE_RETRIES + 1)):
                 with attempt:
                     if attempt.retry_state.attempt_number > 1:
                         self.retries += 1
@@ -141,8 +145,15 @@ async def _auto_commit_read(session: AsyncSession, query: str, params: dict[str,
     return [record async for record in result]
 
 
-def _entity_gone(exc: BaseException) -> bool:
-    return isinstance(exc, Neo4jError) and exc.code == ENTITY_GONE
+def _passing_fault(exc: BaseException) -> bool:
+    """A node matched by the transaction was deleted by another one before this one could lock it (e.g. a ghost
+    whose last link went away), or Neo4j's vector search fault above: the transaction rolled back, and its
+    function is idempotent, so running it again is safe."""
+    if not isinstance(exc, Neo4jError):
+        return False
+    if exc.code == ENTITY_GONE:
+        return True
+    return (exc.code or "").startswith("Neo.DatabaseError.") and VECTOR_SEARCH_FAULT in (exc.message or "")
 
 
 def _driver_retryable(exc: BaseException) -> bool:

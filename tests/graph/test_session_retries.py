@@ -1,0 +1,56 @@
+"""Which failures `Graph` runs a transaction again for, on the real server: the driver's own rule leaves out two
+that a second run does not meet (graph/session.py, _passing_fault)."""
+
+from __future__ import annotations
+
+import pytest
+from neo4j import AsyncManagedTransaction
+from neo4j.exceptions import Neo4jError
+
+from vaultgraph.graph.session import RACE_RETRIES, Graph
+
+pytestmark = pytest.mark.graph
+
+# What the server sent in a fresh-clone run when its filtered vector search failed inside Lucene.
+VECTOR_FAULT = {"code": "Neo.DatabaseError.Statement.ExecutionFailed",
+                "message": "Index 33554418 out of bounds for length 1"}
+ENTITY_GONE = {"code": "Neo.ClientError.Statement.EntityNotFound", "message": "Node with id 7 has been deleted"}
+
+
+def failing_first(times: int, fault: dict[str, str]) -> tuple[list[int], object]:
+    """A transaction function that fails as the server would `times` times, then reads one row for real."""
+    calls: list[int] = []
+
+    async def work(tx: AsyncManagedTransaction) -> int:
+        calls.append(1)
+        if len(calls) <= times:
+            raise Neo4jError._hydrate_neo4j(**fault)
+        record = await (await tx.run("RETURN 41 + 1 AS answer")).single()
+        assert record is not None
+        return int(record["answer"])
+
+    return calls, work
+
+
+@pytest.mark.parametrize("fault", [VECTOR_FAULT, ENTITY_GONE], ids=["vector-search-fault", "entity-gone"])
+async def test_a_passing_fault_is_run_again_and_counted(graph: Graph, fault: dict[str, str]) -> None:
+    calls, work = failing_first(2, fault)
+    retries_before = graph.retries
+    assert await graph.read(work) == 42  # type: ignore[arg-type]
+    assert len(calls) == 3
+    assert graph.retries - retries_before == 2
+
+
+async def test_a_fault_that_persists_reaches_the_caller_after_the_retries(graph: Graph) -> None:
+    calls, work = failing_first(RACE_RETRIES + 1, VECTOR_FAULT)
+    with pytest.raises(Neo4jError, match="out of bounds"):
+        await graph.write(work)  # type: ignore[arg-type]
+    assert len(calls) == RACE_RETRIES + 1
+
+
+async def test_any_other_database_error_is_not_retried(graph: Graph) -> None:
+    calls, work = failing_first(1, {"code": "Neo.DatabaseError.Statement.ExecutionFailed",
+                                    "message": "Java heap space"})
+    with pytest.raises(Neo4jError, match="heap"):
+        await graph.read(work)  # type: ignore[arg-type]
+    assert len(calls) == 1
