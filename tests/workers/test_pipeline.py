@@ -19,11 +19,13 @@ from tests.workers.conftest import (
     summary_titles,
 )
 from vaultgraph.domain import EnrichmentStage
+from vaultgraph.graph import enrichment_claims as claim_cypher
 from vaultgraph.graph import enrichment_stages as stage_cypher
 from vaultgraph.graph.migrations import embedded_label
 from vaultgraph.graph.session import Graph
 from vaultgraph.models import LocalModelClient, OpenAIModelClient
 from vaultgraph.workers.classify import NO_CHAT_DETAIL
+from vaultgraph.workers.jobs import Job, Outcome
 from vaultgraph.workers.prompts import embedding_text
 
 pytestmark = [pytest.mark.graph, pytest.mark.workers]
@@ -276,3 +278,33 @@ async def test_a_requeued_document_whose_content_did_not_change_is_done_without_
     assert model_server.count() == calls
     done = harness.recorder.last(doc.id)
     assert done is not None and done.detail == "unchanged since the last enrichment"
+
+
+async def test_a_run_whose_claim_a_new_text_revoked_writes_nothing_though_its_worker_claims_again(
+    harness: Harness, offline_models: LocalModelClient, graph: Graph
+) -> None:
+    """An overwrite requeues a document mid-run; when the same worker claims it again for the new text, the old run
+    must stay locked out (found: an overwritten upload left at CLASSIFY with the old version's summary, as the two
+    runs of one worker both passed `claimedBy = $worker`). Each claim carries a token of its own."""
+    [doc] = await harness.create(1, content=lambda n: "# Plan\n\nThe first draft of the plan, about bicycles.\n")
+    tenant = harness.principal.tenant_id
+    pipeline = harness.pool(offline_models).pipeline
+    worker = pipeline.config.worker_id
+    [old] = await graph.write(claim_cypher.claim, tenant, [doc.id], claim_cypher.claim_token(worker), 60.0)
+    await harness.documents.update(harness.principal, doc.id,
+                                   content="# Plan\n\nThe second version of the plan, about sailing boats.\n")
+    [new] = await graph.write(claim_cypher.claim, tenant, [doc.id], claim_cypher.claim_token(worker), 60.0)
+    assert new.claim != old.claim and new.claim.startswith(worker)
+
+    stale = Job(old, 1)
+    await pipeline.run(tenant, [stale])
+    assert stale.result is not None and stale.result.outcome is Outcome.LOST
+    stored = await node(graph, tenant, doc.id)
+    assert (stored["enrichmentStage"], stored["claimedBy"], stored.get("summary")) == ("QUEUED", new.claim, None)
+
+    fresh = Job(new, 1)
+    await pipeline.run(tenant, [fresh])
+    assert fresh.result is not None and fresh.result.outcome is Outcome.DONE
+    stored = await node(graph, tenant, doc.id)
+    assert stored["enrichmentStage"] == "DONE" and "claimedBy" not in stored
+    assert "sailing" in stored["summary"] and stored["enrichedHash"] == stored["contentHash"]

@@ -4,12 +4,15 @@ the claim itself, renewing, checking and releasing it.
 A claim is atomic: the statement reads the lease under the node's write lock (graph/locking.py), so of two
 transactions racing for a document the second sees the first one's committed lease and passes. Every later write
 of a worker checks `claimedBy = $worker` the same way (graph/enrichment_stages.py): a worker that lost its
-lease (it stalled past it, or `reenrich` revoked it) writes nothing more, so no document is enriched by two workers
-at once.
+lease (it stalled past it, or `reenrich` or a new text revoked it) writes nothing more, so no document is enriched
+by two workers at once. `$worker` is the claim's own token (`claim_token`: the worker's id and a nonce), not the
+worker's id alone: a run whose claim was revoked stays locked out even when the same worker claims the document
+again for a new run.
 """
 
 from __future__ import annotations
 
+import uuid
 from dataclasses import dataclass
 from typing import Any
 
@@ -91,11 +94,17 @@ RETURN d
 """
 
 
+def claim_token(worker_id: str) -> str:
+    """A new claim's token: the worker's id (logs and tests find a worker's claims by it) and a nonce of its own."""
+    return f"{worker_id}/{uuid.uuid4().hex[:8]}"
+
+
 @dataclass(frozen=True, slots=True)
 class Claimed:
     """A document this worker holds, with what earlier runs already persisted for its content."""
 
     document: Document
+    claim: str  # the token the claim was made with; every write of the run presents it
     attempt: int
     enriched_hash: str | None
     summary_hash: str | None
@@ -117,7 +126,8 @@ class Pending:
 
 def _claimed(node: Any) -> Claimed:
     return Claimed(
-        document=document_from_node(node), attempt=int(node.get("enrichmentAttempt") or 0),
+        document=document_from_node(node), claim=str(node.get("claimedBy")),
+        attempt=int(node.get("enrichmentAttempt") or 0),
         enriched_hash=node.get("enrichedHash"), summary_hash=node.get("summaryHash"),
         category_source=node.get("categorySource"),
     )

@@ -50,6 +50,11 @@ class Job:
         return self.claimed.document.id
 
     @property
+    def claim(self) -> str:
+        """The token of the claim this run holds (graph/enrichment_claims.py); its writes present it."""
+        return self.claimed.claim
+
+    @property
     def active(self) -> bool:
         return self.result is None
 
@@ -72,3 +77,11 @@ class Job:
 
 def active(jobs: list[Job]) -> list[Job]:
     return [job for job in jobs if job.active]
+
+
+def claim_of(jobs: list[Job]) -> str:
+    """The one claim a batch's jobs run under (one claim statement took them all)."""
+    claims = {job.claim for job in jobs}
+    if len(claims) != 1:
+        raise ValueError(f"a batch runs under one claim, these jobs hold {len(claims)}")
+    return claims.pop()

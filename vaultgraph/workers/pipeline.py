@@ -32,7 +32,7 @@ from vaultgraph.services.indexing import current_model
 from vaultgraph.services.taxonomy import Taxonomy, tenant_taxonomy
 from vaultgraph.services.wikilink_sync import sync_document_text
 from vaultgraph.workers.classify import NO_CHAT_DETAIL, LinkClassifier
-from vaultgraph.workers.jobs import Job, Outcome, active
+from vaultgraph.workers.jobs import Job, Outcome, active, claim_of
 from vaultgraph.workers.offline_category import OfflineCategories
 from vaultgraph.workers.prepare import read_for_enrichment
 from vaultgraph.workers.prompts import embedding_text
@@ -91,10 +91,10 @@ class Pipeline:
         self.chunk_indexer = chunk_indexer
         self.summarizer = Summarizer(models)
         self.classifier = LinkClassifier(graph, models)
-        self.topics = TopicIndexer(graph, models, config.worker_id)
+        self.topics = TopicIndexer(graph, models)
         self.timings = PhaseTimings()
         self.offline_categories = OfflineCategories(models)
-        self.stages = StageMarks(graph, bus, config.worker_id, config.lease_seconds)
+        self.stages = StageMarks(graph, bus, config.lease_seconds)
 
     async def run(self, tenant: str, jobs: list[Job]) -> None:
         """Take the jobs as far as they go; each ends with a `result` (DONE and SKIPPED are written here)."""
@@ -135,7 +135,7 @@ class Pipeline:
 
     async def _clear_tx(self, tx: AsyncManagedTransaction, tenant: str, jobs: list[Job],
                         model: VectorModel) -> None:
-        cleared = await stage_cypher.clear_derived(tx, tenant, self.config.worker_id, [job.id for job in jobs], model)
+        cleared = await stage_cypher.clear_derived(tx, tenant, claim_of(jobs), [job.id for job in jobs], model)
         for job in jobs:
             if job.id in cleared:
                 await sync_document_text(tx, job.document, "")
@@ -163,7 +163,7 @@ class Pipeline:
                 job.detail = UNCHANGED_DETAIL
                 unchanged.append(job)
         if rows:
-            await self.graph.write(stage_cypher.save_prepared, tenant, self.config.worker_id, rows)
+            await self.graph.write(stage_cypher.save_prepared, tenant, claim_of(jobs), rows)
         await self._skip(tenant, [job for job in jobs if job.result and job.result.outcome is Outcome.SKIPPED])
         if unchanged:  # one enriched before topics existed goes on, to get them (its summary is kept)
             split = await self.graph.read(topic_cypher.with_topics, tenant, [job.id for job in unchanged])
@@ -189,7 +189,7 @@ class Pipeline:
             rows.append({"id": job.id, "summary": job.summary, "summaryHash": job.content_hash,
                          "category": category})
         if rows:
-            await self.graph.write(stage_cypher.save_summaries, tenant, self.config.worker_id, rows)
+            await self.graph.write(stage_cypher.save_summaries, tenant, claim_of(jobs), rows)
             for job in active(fresh):
                 job.saved_summary = (job.content_hash or "", job.summary or "")
 
@@ -201,7 +201,7 @@ class Pipeline:
             job.vector = vector
         picks = await self._offline_categories(jobs, taxonomy)
         rows = [{"id": job.id, "vector": job.vector, "category": picks.get(job.id)} for job in jobs]
-        await self.graph.write(stage_cypher.save_embeddings, tenant, self.config.worker_id, model, rows)
+        await self.graph.write(stage_cypher.save_embeddings, tenant, claim_of(jobs), model, rows)
         if self.chunk_indexer is not None:
             for job in jobs:
                 await self._index_chunks(self.chunk_indexer, job)
@@ -235,7 +235,7 @@ class Pipeline:
     async def _classify_one(self, tenant: str, job: Job) -> None:
         try:
             rows = await self.classifier.links_for(tenant, job)
-            if not await self.graph.write(self._links_tx, tenant, job.id, rows):
+            if not await self.graph.write(self._links_tx, tenant, job.id, job.claim, rows):
                 job.lose()
         except ModelError as exc:
             job.fail(f"classify: {exc.message}", retryable=exc.retryable)
@@ -244,8 +244,9 @@ class Pipeline:
                 log.error("link classification crashed", document=job.id, exc_info=exc)
             job.fail(f"classify: {exc.__class__.__name__}: {exc}", retryable=True)
 
-    async def _links_tx(self, tx: AsyncManagedTransaction, tenant: str, id: str, rows: list[dict[str, Any]]) -> bool:
-        if await claim_cypher.held_document(tx, tenant, id, self.config.worker_id) is None:
+    async def _links_tx(self, tx: AsyncManagedTransaction, tenant: str, id: str, claim: str,
+                        rows: list[dict[str, Any]]) -> bool:
+        if await claim_cypher.held_document(tx, tenant, id, claim) is None:
             return False
         await stage_cypher.replace_classified_links(tx, tenant, id, rows)
         return True
@@ -269,7 +270,7 @@ class Pipeline:
     async def _wikilinks_tx(self, tx: AsyncManagedTransaction, tenant: str, jobs: list[Job]) -> set[str]:
         held = set()
         for job in jobs:
-            document = await claim_cypher.held_document(tx, tenant, job.id, self.config.worker_id)
+            document = await claim_cypher.held_document(tx, tenant, job.id, job.claim)
             if document is not None:
                 await sync_document_text(tx, document, job.content or "")
                 held.add(job.id)

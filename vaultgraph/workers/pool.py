@@ -96,6 +96,7 @@ class _Held:
     """Documents of one batch this worker holds, for the heartbeat and for releasing on stop."""
 
     tenant_id: str
+    claim: str  # the batch's claim token (graph/enrichment_claims.py)
     ids: set[str] = field(default_factory=set)
 
 
@@ -160,7 +161,7 @@ class WorkerPool:
 
     async def stop(self, release_leases: bool = True) -> None:
         """Cancel everything; give held leases back unless told not to (a test simulating a crash)."""
-        held = [(h.tenant_id, sorted(h.ids)) for h in self._held]
+        held = [(h.tenant_id, sorted(h.ids), h.claim) for h in self._held]
         tasks = [*self._tasks, *self._batches]
         for task in tasks:
             task.cancel()
@@ -171,9 +172,9 @@ class WorkerPool:
         if self._subscription is not None:
             await self._subscription.close()
         if release_leases:
-            for tenant_id, ids in held:
+            for tenant_id, ids, claim in held:
                 try:
-                    await self.graph.write(claim_cypher.release, tenant_id, ids, self.worker_id)
+                    await self.graph.write(claim_cypher.release, tenant_id, ids, claim)
                 except Exception as exc:  # their leases run out on their own; nothing is lost
                     log.warning("could not release leases", tenant=tenant_id, reason=str(exc))
             if self.notes is not None:
@@ -229,7 +230,7 @@ class WorkerPool:
                 if not held.ids:
                     continue
                 try:
-                    await self.graph.write(claim_cypher.renew_leases, held.tenant_id, sorted(held.ids), self.worker_id,
+                    await self.graph.write(claim_cypher.renew_leases, held.tenant_id, sorted(held.ids), held.claim,
                                            self.config.lease_seconds)
                 except Exception as exc:  # the next write of the batch finds out whether the claim survived
                     log.warning("lease renewal failed", tenant=held.tenant_id, reason=str(exc))
@@ -257,11 +258,13 @@ class WorkerPool:
 
     async def _run(self, batch: Batch) -> None:
         tenant = batch.tenant_id
-        held = _Held(tenant, set(batch.document_ids))
+        # A token per batch, not the worker's id alone: should a new text revoke this claim and this worker claim
+        # the document again for a new run, this run's writes still find the claim gone.
+        held = _Held(tenant, claim_cypher.claim_token(self.worker_id), set(batch.document_ids))
         self._held.append(held)
         jobs: list[Job] = []
         try:
-            claimed = await self.graph.write(claim_cypher.claim, tenant, batch.document_ids, self.worker_id,
+            claimed = await self.graph.write(claim_cypher.claim, tenant, batch.document_ids, held.claim,
                                              self.config.lease_seconds)
             held.ids = {c.document.id for c in claimed}
             # Claims lock in id order (no deadlocks between workers); the batch runs in the order it was queued.

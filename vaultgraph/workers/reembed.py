@@ -73,15 +73,16 @@ class ReembedLane:
                 if self.enrichment_waits():
                     return done
                 async with self.slots:
+                    claim = claim_cypher.claim_token(self.config.worker_id)
                     claimed = await self.graph.write(claim_cypher.claim_stale_embeddings, tenant_id,
-                                                     ids[start:start + size], self.config.worker_id, model,
+                                                     ids[start:start + size], claim, model,
                                                      self.config.lease_seconds)
                     if claimed:
-                        await self.reembed(tenant_id, claimed)
+                        await self.reembed(tenant_id, claim, claimed)
                         done += len(claimed)
         return done
 
-    async def reembed(self, tenant: str, claimed: list[claim_cypher.Claimed]) -> None:
+    async def reembed(self, tenant: str, claim: str, claimed: list[claim_cypher.Claimed]) -> None:
         """Replace the vectors of finished documents made with another model; their stage stays DONE (and their
         old vector serves) until the new one is written. The claims are given back either way."""
         ids = [c.document.id for c in claimed]
@@ -91,6 +92,6 @@ class ReembedLane:
             vectors = await self.models.embed(texts)
             rows = [{"id": c.document.id, "vector": vector, "category": None}
                     for c, vector in zip(claimed, vectors, strict=True)]
-            await self.graph.write(stage_cypher.save_embeddings, tenant, self.config.worker_id, model, rows)
+            await self.graph.write(stage_cypher.save_embeddings, tenant, claim, model, rows)
         finally:
-            await self.graph.write(claim_cypher.release, tenant, ids, self.config.worker_id)
+            await self.graph.write(claim_cypher.release, tenant, ids, claim)

@@ -14,16 +14,15 @@ from vaultgraph.domain import EnrichmentStage
 from vaultgraph.events.bus import DocumentStageChanged, EventBus
 from vaultgraph.graph import enrichment_stages as stage_cypher
 from vaultgraph.graph.session import Graph
-from vaultgraph.workers.jobs import Job, Outcome, Result
+from vaultgraph.workers.jobs import Job, Outcome, Result, claim_of
 
 log = structlog.get_logger(__name__)
 
 
 class StageMarks:
-    def __init__(self, graph: Graph, bus: EventBus, worker_id: str, lease_seconds: float) -> None:
+    def __init__(self, graph: Graph, bus: EventBus, lease_seconds: float) -> None:
         self.graph = graph
         self.bus = bus
-        self.worker_id = worker_id
         self.lease_seconds = lease_seconds
 
     async def enter(self, tenant: str, jobs: list[Job], stage: EnrichmentStage, detail: str | None) -> list[Job]:
@@ -31,7 +30,7 @@ class StageMarks:
         if not jobs:
             return []
         rows = [{"id": job.id, "attempt": job.attempt} for job in jobs]
-        marks = await self.graph.write(stage_cypher.advance_stage, tenant, self.worker_id, stage, rows,
+        marks = await self.graph.write(stage_cypher.advance_stage, tenant, claim_of(jobs), stage, rows,
                                        self.lease_seconds)
         held = {mark.document_id for mark in marks}
         for job in jobs:
@@ -48,7 +47,7 @@ class StageMarks:
             return
         rows = [{"id": job.id, "error": job.result.reason if job.result else None, "attempt": job.attempt}
                 for job in jobs]
-        marks = await self.graph.write(stage_cypher.end_with, tenant, self.worker_id, stage, rows,
+        marks = await self.graph.write(stage_cypher.end_with, tenant, claim_of(jobs), stage, rows,
                                        self.lease_seconds)
         await self._publish(tenant, {job.id: job for job in jobs}, marks, stage,
                             lambda job: job.result.reason if job.result else None)
@@ -60,7 +59,7 @@ class StageMarks:
             return
         rows = [{"id": job.id, "enrichedHash": job.content_hash, "detail": job.detail, "attempt": job.attempt}
                 for job in jobs]
-        marks = await self.graph.write(stage_cypher.finish, tenant, self.worker_id, rows, self.lease_seconds)
+        marks = await self.graph.write(stage_cypher.finish, tenant, claim_of(jobs), rows, self.lease_seconds)
         done = {mark.document_id for mark in marks}
         for job in jobs:
             job.result = Result(Outcome.DONE) if job.id in done else Result(Outcome.LOST)

@@ -84,10 +84,9 @@ def _rows(drafts: list[TopicDraft], hashes: list[str], vectors: list[list[float]
 
 
 class TopicIndexer:
-    def __init__(self, graph: Graph, models: ModelClient, worker_id: str) -> None:
+    def __init__(self, graph: Graph, models: ModelClient) -> None:
         self.graph = graph
         self.models = models
-        self.worker_id = worker_id
 
     async def index(self, tenant: str, jobs: list[Job]) -> None:
         """Replace each job's topics. A vector comes from the topic's old self when its text is unchanged, else from
@@ -106,7 +105,7 @@ class TopicIndexer:
         for (job, drafts), job_hashes in zip(plans, hashes, strict=True):
             rows = _rows(drafts, job_hashes, [vectors[h] for h in job_hashes])
             try:
-                if not await self.graph.write(self._replace_tx, tenant, job.id, rows, model):
+                if not await self.graph.write(self._replace_tx, tenant, job.id, job.claim, rows, model):
                     job.lose()
             except Exception as exc:  # this document's failure stays this document's
                 if not isinstance(exc, AppError | OSError):
@@ -152,9 +151,9 @@ class TopicIndexer:
         return from_starts(lines, [Start(s.line, s.name, s.depth, tuple(s.labels)) for s in starts],
                            job.document.title)
 
-    async def _replace_tx(self, tx: AsyncManagedTransaction, tenant: str, id: str, rows: list[dict[str, object]],
-                          model: VectorModel) -> bool:
-        if await claim_cypher.held_document(tx, tenant, id, self.worker_id) is None:
+    async def _replace_tx(self, tx: AsyncManagedTransaction, tenant: str, id: str, claim: str,
+                          rows: list[dict[str, object]], model: VectorModel) -> bool:
+        if await claim_cypher.held_document(tx, tenant, id, claim) is None:
             return False
         await topic_cypher.replace_topics(tx, tenant, id, rows, model)
         return True
