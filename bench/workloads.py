@@ -108,9 +108,10 @@ query Backlinks($tenant: String!, $slug: String!) {
 async def floor_backlinks(floor: Floor, slug: str) -> int:
     """The `note` resolver asked for a note's backlinks page and total: the note by slug, its page and its count in
     one auto-commit statement (graph/whole_reads.py, as services/whole_reads.py runs it)."""
-    statement = whole_cypher.note_with_links_statement(True, [whole_cypher.LinkAsk(False, page=True, count=True)])
-    links = whole_cypher.link_params(0, {"types": None, "ownerKeys": None, "afterTs": None, "afterId": None,
-                                         "beforeTs": None, "beforeId": None, "limit": BACKLINKS + 1})
+    params = {"types": None, "ownerKeys": None, "afterTs": None, "afterId": None, "beforeTs": None,
+              "beforeId": None, "limit": BACKLINKS + 1}
+    statement = whole_cypher.note_with_links_statement(True, [whole_cypher.link_ask(False, True, True, params)])
+    links = whole_cypher.link_params(0, params)
     [record] = await floor.read_one(statement, slug=slug, ownerKeys=None, preferOwner="shared", **links)
     return min(len(record["c0_page"]), BACKLINKS)
 
@@ -153,12 +154,12 @@ query Page($tenant: String!) {
 async def floor_page(floor: Floor) -> int:
     """The `notes` resolver asked for a page with each note's backlink count: the page, its total and the 100
     counts in one auto-commit statement (graph/whole_reads.py, as services/whole_reads.py runs it)."""
-    statement = whole_cypher.notes_page_with_links_statement([whole_cypher.LinkAsk(False, page=False, count=True)])
+    links = {"types": None, "ownerKeys": None, "afterTs": None, "afterId": None, "beforeTs": None, "beforeId": None,
+             "limit": 21}
+    statement = whole_cypher.notes_page_with_links_statement([whole_cypher.link_ask(False, False, True, links)])
     [record] = await floor.read_one(
         statement, ownerKeys=None, includeArchived=False, scope=None, kind=None, tag=None, pinned=None, afterTs=None,
-        afterId=None, beforeTs=None, beforeId=None, limit=PAGE + 1,
-        **whole_cypher.link_params(0, {"types": None, "ownerKeys": None, "afterTs": None, "afterId": None,
-                                       "beforeTs": None, "beforeId": None, "limit": 21}))
+        afterId=None, beforeTs=None, beforeId=None, limit=PAGE + 1, **whole_cypher.link_params(0, links))
     return min(len(record["rows"]), PAGE)
 
 

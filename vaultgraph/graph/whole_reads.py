@@ -16,7 +16,7 @@ cut rules; tests/graph/test_whole_reads.py holds them to it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,37 +39,41 @@ from vaultgraph.graph.session import Graph
 @dataclass(frozen=True, slots=True)
 class LinkAsk:
     """One link connection a request asks of each item: its page (rows up to `$<p>limit`), its total, or both.
-    Its parameters are those of links.py's page statements, prefixed with `c<i>_`."""
+    Its parameters are those of links.py's page statements, prefixed with `c<i>_`; with `degree` its total is the
+    item's degree (links.py BACKLINK_DEGREES: no type or owner to filter on)."""
 
     outgoing: bool
     page: bool
     count: bool
+    degree: bool = False
+
+
+def link_ask(outgoing: bool, page: bool, count: bool, params: Mapping[str, Any]) -> LinkAsk:
+    """The ask for a connection read with these parameters (links.py's page statements')."""
+    return LinkAsk(outgoing, page, count, degree=count and link_cypher.counted_by_degree(outgoing, params))
 
 
 def _prefix(i: int) -> str:
     return f"c{i}_"
 
 
-def _match(outgoing: bool) -> str:
-    # links.py: OUTGOING_PAGES / BACKLINK_PAGES, with the item bound to `n` instead of matched by id.
-    if outgoing:
-        return "MATCH (n)-[r]->(other)\n  WHERE (other:Item OR other:Ghost)"
-    return "MATCH (n)<-[r]-(other:Item)\n  WHERE true"
-
-
 def _page_call(ask: LinkAsk, p: str) -> str:
-    """links.py's page filters (its parameters prefixed), read forward, collected in order into one list per item
+    """links.py's `page_rows` (its parameters prefixed), read forward, collected in order into one list per item
     (a connection paging backward is not read ahead: services/whole_reads.py)."""
     return f"""
 CALL (n) {{
-  {_match(ask.outgoing)}{link_cypher.PAGE_FILTERS.replace("$", "$" + p)}
-  WITH r, other ORDER BY {link_cypher.page_order(backward=False)} LIMIT ${p}limit
+  {link_cypher.page_rows(ask.outgoing, backward=False).replace("$", "$" + p)}
   RETURN collect({{r: {link_map('r')}, other: {item_map('other')}}}) AS {p}page
 }}"""
 
 
 def _count_call(ask: LinkAsk, p: str) -> str:
-    """links.py's OUTGOING_COUNTS / BACKLINK_COUNTS for the item bound to `n`."""
+    """links.py's OUTGOING_COUNTS / BACKLINK_COUNTS / BACKLINK_DEGREES for the item bound to `n`."""
+    if ask.degree:
+        return f"""
+CALL (n) {{
+  RETURN {link_cypher.DEGREE} AS {p}total
+}}"""
     if ask.outgoing:
         match = "OPTIONAL MATCH (n)-[r]->(other)\n  WHERE (other:Item OR other:Ghost)"
         owners = f"(${p}ownerKeys IS NULL OR other:Ghost OR other.ownerKey IN ${p}ownerKeys)"

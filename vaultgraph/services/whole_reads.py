@@ -62,7 +62,7 @@ class WholeReads:
                 spans.append(None)
                 continue
             params.update(cypher.link_params(len(parts), link_params))
-            parts.append(cypher.LinkAsk(ask.outgoing, ask.page, ask.count))
+            parts.append(cypher.link_ask(ask.outgoing, ask.page, ask.count, link_params))
             spans.append(span)
         spans += [None] * (len(asks) - len(spans))
         return parts, params, spans
