@@ -159,3 +159,32 @@ async def test_the_mcp_search_tool_names_the_topic_too(server: RunningServer) ->
     assert found["results"][0]["id"] == document
     assert found["results"][0]["topic"] == {"id": topics[2]["id"], "name": "Caching",
                                             "path": ["Q1 Report", "Performance", "Caching"]}
+
+
+async def test_a_new_title_reaches_the_topics_and_the_vector(server: RunningServer) -> None:
+    """`updateDocument(title:)` alone queues the document again: a text without headings has one topic named after
+    the title, and the vector embeds it, so neither keeps the old title (keyword search found the document by it
+    through the topic until the next enrichment)."""
+    text = f"Rotation steps for the edge certificates. {WORDS}\n"
+    document = (await server.data(CREATE, {"input": {"path": "tls.md", "content": text, "title": "Okapi rotation"}})
+                )["createDocument"]["id"]
+    before = (await enriched(server, document))["topics"]
+    assert [t["name"] for t in before] == ["Okapi rotation"]
+    renamed = await server.data('mutation($id: ID!) { updateDocument(id: $id, input: {title: "Bongo rotation"}) '
+                                "{ title enrichment { stage } } }", {"id": document})
+    assert renamed["updateDocument"] == {"title": "Bongo rotation", "enrichment": {"stage": "QUEUED"}}
+    await eventually(lambda: server.data(TOPICS, {"id": document}),
+                     lambda d: d["document"]["enrichment"]["stage"] == "DONE"
+                     and [t["name"] for t in d["document"]["topics"]] == ["Bongo rotation"],
+                     60, "the renamed document enriched again")
+    hits = {word: [hit["item"]["id"] for hit in (await server.data(SEARCH, {"q": word, "mode": "KEYWORD"}))["search"]]
+            for word in ("okapi", "bongo")}
+    assert hits == {"okapi": [], "bongo": [document]}
+    # The vector too: asked by the new title, the vector channel now scores the document above the old title.
+    report = """query($q: String!) { searchReport(query: $q, mode: VECTOR, limit: 5) {
+      hits { item { id } vectorScore } } }"""
+    scores = {}
+    for title in ("Okapi rotation", "Bongo rotation"):
+        found = (await server.data(report, {"q": title}))["searchReport"]["hits"]
+        scores[title] = next((hit["vectorScore"] for hit in found if hit["item"]["id"] == document), 0.0)
+    assert scores["Bongo rotation"] > scores["Okapi rotation"]

@@ -15,6 +15,7 @@ from neo4j.exceptions import ConstraintError
 from vaultgraph.domain import Document, Owner, Page, Principal, Scope
 from vaultgraph.errors import Conflict, Forbidden, InvalidInput, LimitExceeded, NotFound
 from vaultgraph.graph import documents as cypher
+from vaultgraph.graph import enrichment_progress as progress_cypher
 from vaultgraph.graph import workspace_sync as sync_cypher
 from vaultgraph.graph.session import Graph
 from vaultgraph.services.pagination import encode_cursor, keyset_cursor, window
@@ -221,13 +222,31 @@ class DocumentService:
                                "it again and redo the edit, or leave out ifContentHash to overwrite it",
                                id=document.id, contentHash=current)
         category = await self.known_category(principal.tenant_id, category)
+        # A new title is in what enrichment derived from the old one (the vector embeds title, path and summary; a
+        # text without headings has one topic named after it), so the document is enriched again, as for a new text.
+        retitled = title is not None and title.strip() != document.title
         updated = await self.graph.write(
-            cypher.update_document, tenant=principal.tenant_id, id=document.id,
+            self._update_tx, retitled, tenant=principal.tenant_id, id=document.id,
             title=title.strip() if title else None, docType=doc_type, category=category,
             metadata=json.dumps(metadata) if metadata is not None else None,
         )
-        assert updated is not None  # checked by _writable just before
-        return updated if data is None else await self._rewrite(principal.tenant_id, updated, data)
+        if updated is None:  # deleted meanwhile
+            raise NotFound(f"no document with id {document.id!r}", id=document.id)
+        if data is not None:
+            rewritten = await self._rewrite(principal.tenant_id, updated, data)
+            if rewritten is not updated:  # a new text: queued again, and announced, by _rewrite
+                return rewritten
+        if retitled and self.on_changed is not None:
+            await self.on_changed(updated)
+        return updated
+
+    @staticmethod
+    async def _update_tx(tx: AsyncManagedTransaction, requeue: bool, **params: Any) -> Document | None:
+        updated = await cypher.update_document(tx, **params)
+        if updated is None or not requeue:
+            return updated
+        requeued = await progress_cypher.requeue(tx, params["tenant"], [updated.id], None)
+        return requeued[0] if requeued else updated
 
     @staticmethod
     def _text_data(document: Document, content: str) -> bytes:
