@@ -92,6 +92,20 @@ def roll_up(rows: Iterable[tuple[str, float, str | None, str | None]]) -> list[C
     return sorted(hits, key=lambda hit: -hit.raw)
 
 
+def complete(vector: Sequence[ChannelHit], keyword: Sequence[ChannelHit],
+             cosines: Mapping[str, float]) -> list[ChannelHit]:
+    """The vector channel's hits with each keyword candidate it did not return added at its exact cosine
+    (`cosines`: item id → the best cosine of its vector and its chunks', as the channel's roll-up takes), best first.
+
+    The channel returns only its top k above the similarity floor, so a keyword candidate ranked below k is missing
+    for want of depth, not of similarity; scoring it 0 rates it as unlike the query as unrelated text is. An item
+    with no vector of the query's model (not indexed yet) stays missing."""
+    returned = {hit.item_id for hit in vector}
+    added = [ChannelHit(hit.item_id, cosines[hit.item_id]) for hit in keyword
+             if hit.item_id not in returned and hit.item_id in cosines]
+    return sorted([*vector, *added], key=lambda hit: -hit.raw)
+
+
 def normalise_by_max(hits: Sequence[ChannelHit]) -> dict[str, ChannelScore]:
     """Scores divided by the channel's best (the best hit scores 1.0); ranks in the given order."""
     top = max((hit.raw for hit in hits), default=0.0)
