@@ -1,10 +1,11 @@
 """Cypher for search: the full-text channel, the vector channel, the substring fallback, and link suggestions.
 
-Every channel returns raw rows `(itemId, score, chunkText, topicId, visible)`: a chunk or topic hit names its item
-(and a topic hit itself), and `visible`
-says whether the item passes the caller's filters (owner keys, scope, types, tags, not archived or deleted).
-Rows stay in the answer even when not visible, so the service can tell "the index ran dry" from "the filters
-ate the page" and fetch deeper only in the second case.
+Every channel returns raw rows `[itemId, score, chunkText, topicId, visible]`: a chunk or topic hit names its item
+(and a topic hit itself), and `visible` says whether the item passes the caller's filters (owner keys, scope, types,
+tags, not archived or deleted). Rows stay in the answer even when not visible, so the service can tell "the index
+ran dry" from "the filters ate the page" and fetch deeper only in the second case. The rows come collected in one
+record, in the index's order: a channel reads up to 400 rows for `limit: 100`, and the async driver's cost per
+streamed record was three times the statement's own (bench/README.md, search at depth).
 
 Tenancy: the vector index carries `tenantId` and `scope`, so `SEARCH … WHERE` filters inside the index and
 returns k of the tenant's own nodes. The full-text index holds `tenantId` as a field (migration 2), so the Lucene
@@ -40,8 +41,8 @@ WITH node, score, itemId, item,
      AND ($tags IS NULL OR any(tag IN coalesce(item.tags, []) WHERE tag IN $tags))
      AND ($categories IS NULL OR item.category IN $categories)
      AND NOT itemId IN $exclude {extra} AS visible
-RETURN itemId, score, CASE WHEN visible AND (node:Chunk OR node:Topic) THEN node.text END AS chunkText,
-       CASE WHEN visible AND node:Topic THEN node.id END AS topicId, visible
+RETURN collect([itemId, score, CASE WHEN visible AND (node:Chunk OR node:Topic) THEN node.text END,
+                CASE WHEN visible AND node:Topic THEN node.id END, visible]) AS rows
 """
 _VISIBLE = _VISIBLE_TEMPLATE.replace("{extra}", "")
 _VISIBLE_FROM_MODEL = _VISIBLE_TEMPLATE.replace("{extra}", "AND " + from_model("node"))
@@ -153,9 +154,9 @@ async def types_in_use(tx: AsyncManagedTransaction, tenant: str, types: list[str
 
 
 async def _rows(tx: AsyncManagedTransaction, statement: str, **params: Any) -> list[RawHit]:
-    result = await tx.run(statement, **params)
-    return [RawHit(r["itemId"], float(r["score"]), r["chunkText"], bool(r["visible"]), r["topicId"])
-            async for r in result]
+    record = await (await tx.run(statement, **params)).single(strict=True)
+    return [RawHit(item_id, float(score), chunk_text, bool(visible), topic_id)
+            for item_id, score, chunk_text, topic_id, visible in record["rows"]]
 
 
 async def keyword_hits(tx: AsyncManagedTransaction, lucene: str, limit: int, where: HitFilter) -> list[RawHit]:
