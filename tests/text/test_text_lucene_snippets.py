@@ -2,12 +2,22 @@
 
 from __future__ import annotations
 
-import pytest
+import re
 
-from vaultgraph.text.lucene import escape, fallback_keywords, fulltext_query, query_terms
-from vaultgraph.text.snippets import make_snippet
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tests.support.tiers import sized
+from vaultgraph.text.lucene import STOP_WORDS, escape, fallback_keywords, fulltext_query, query_terms
+from vaultgraph.text.snippets import _matches, _same_word, _stem, make_snippet
 
 pytestmark = pytest.mark.text
+
+pure = settings(database=None, deadline=None, max_examples=sized(100, 300))
+# Words that stem alike, case pairs whose casefold changes length (ß, İ), accents, digits and underscores.
+SNIPPET_TEXT = st.lists(st.sampled_from([*"aeginostx_ 2.-\n", "ß", "SS", "İ", "é", "É", "\u0301", "ings ", "ation ",
+                                          "Index", "Indext "]), max_size=40).map("".join)
 
 
 def test_terms_are_words_lowercased_and_distinct() -> None:
@@ -56,3 +66,37 @@ def test_snippet_without_matches_is_the_start() -> None:
 
 def test_snippet_marks_cjk_substrings() -> None:
     assert make_snippet("系统支持用户认证流程", ["认证"]).text == "系统支持用户**认证**流程"
+
+
+def test_snippet_marks_whole_words_only() -> None:
+    snippet = make_snippet("vectorindex _index indexes Index", ["index"])
+    assert snippet.text == "vectorindex _index **indexes** **Index**"
+
+
+def test_snippet_marks_a_word_whose_stem_begins_the_terms() -> None:
+    assert make_snippet("An Index, indexed", ["indextab"]).text == "An **Index**, **indexed**"
+
+
+def test_snippet_marks_words_where_casefolding_changes_the_length() -> None:
+    snippet = make_snippet("Die Straße und STRASSE indexing", ["strasse", "index"])
+    assert snippet.text == "Die **Straße** und **STRASSE** **indexing**"
+
+
+def _word_by_word(text: str, terms: list[str]) -> list[tuple[int, int, str]]:
+    """The matching rule applied to every word in turn, as snippets did before they looked for terms' prefixes."""
+    stems = [(t, _stem(t)) for t in terms if t not in STOP_WORDS]
+    found = []
+    for match in re.finditer(r"\w+", text):
+        word = match.group().casefold()
+        term = next((t for t, stem in stems if word == t or _same_word(_stem(word), stem)), None)
+        if term is not None:
+            found.append((match.start(), match.end(), term))
+    return found
+
+
+@pure
+@given(SNIPPET_TEXT, st.lists(st.integers(min_value=0, max_value=40), min_size=1, max_size=3))
+def test_snippet_matches_are_the_rule_applied_word_by_word(text: str, picks: list[int]) -> None:
+    words = re.findall(r"\w+", text) or ["absent"]
+    terms = query_terms(" ".join(words[pick % len(words)] for pick in picks))
+    assert _matches(text, terms) == _word_by_word(text, terms)

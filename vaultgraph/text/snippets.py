@@ -7,9 +7,10 @@ substrings.
 
 from __future__ import annotations
 
+import functools
 import re
 from bisect import bisect_left, bisect_right
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from vaultgraph.text.lucene import STOP_WORDS
@@ -19,7 +20,6 @@ MARK_OPEN = "**"
 MARK_CLOSE = "**"
 _STEM_MIN = 5
 _WORD = re.compile(r"\w+")
-_SPACE = re.compile(r"\s+")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 
 
@@ -32,6 +32,7 @@ class Snippet:
 _SUFFIXES = ("ations", "ation", "ings", "ing", "ions", "ion", "ers", "er", "ies", "es", "ed", "ly", "s", "e")
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def _stem(word: str) -> str:
     """A light suffix strip: enough to see `authenticate` and `authentication` as one word, never a dictionary."""
     for suffix in _SUFFIXES:
@@ -43,28 +44,83 @@ def _stem(word: str) -> str:
 def _same_word(word_stem: str, term_stem: str) -> bool:
     if word_stem == term_stem:
         return True
-    shorter, longer = sorted((word_stem, term_stem), key=len)
+    shorter, longer = (word_stem, term_stem) if len(word_stem) <= len(term_stem) else (term_stem, word_stem)
     return len(shorter) >= _STEM_MIN and longer.startswith(shorter)
+
+
+class _Terms:
+    """A query's terms, and which of them a word of a text is. Deep searches cut a snippet from each of 100 texts:
+    deciding every word of each (a regex match, casefold, stem and comparisons per word) was most of their time
+    (bench/README.md, search at depth). So only the words that may match are looked at, and each distinct word is
+    decided once for all the texts of the query."""
+
+    MEMO_WORDS = 50_000  # a bound for a long-lived query, far above a page's vocabulary
+
+    def __init__(self, terms: tuple[str, ...]) -> None:
+        self.stems = [(t, _stem(t)) for t in terms if not _CJK.search(t) and t not in STOP_WORDS]
+        self.cjk = [t for t in terms if _CJK.search(t)]
+        # A word matching a term starts, casefolded, with the first _STEM_MIN letters of the term's stem (equal
+        # stems, or one a prefix of the other at _STEM_MIN letters or more; a term starts with its stem).
+        self.prefixes = sorted({stem[:_STEM_MIN] for _, stem in self.stems})
+        self.memo: dict[str, str | None] = {}
+
+    def term_of(self, word: str) -> str | None:
+        """The term a word (as written) matches, if any."""
+        memo = self.memo
+        if word in memo:
+            return memo[word]
+        folded = word.casefold()
+        word_stem = _stem(folded)
+        term = next((t for t, stem in self.stems if folded == t or _same_word(word_stem, stem)), None)
+        if len(memo) >= self.MEMO_WORDS:
+            memo = self.memo = {}  # replaced, never emptied under another caller
+        memo[word] = term
+        return term
+
+    def _words(self, text: str) -> Iterator[re.Match[str]]:
+        """The words of `text` (as `_WORD` finds them) that may match a term: those where the casefolded text
+        holds a term's prefix at a word's start. When casefolding changes the text's length (ß → ss), its offsets
+        no longer line up with the text's: then every word."""
+        folded = text.casefold()
+        if len(folded) != len(text):
+            yield from _WORD.finditer(text)
+            return
+        for prefix in self.prefixes:
+            start = folded.find(prefix)
+            while start != -1:
+                if start == 0 or not _WORD.match(text, start - 1, start):
+                    word = _WORD.match(text, start)
+                    if word is not None:
+                        yield word
+                start = folded.find(prefix, start + 1)
+
+    def word_matches(self, text: str) -> list[tuple[int, int, str]]:
+        """(start, end, term) of each word of `text` that matches a term, in text order."""
+        if not self.stems:
+            return []
+        found: dict[int, tuple[int, int, str]] = {}  # by start: two prefixes may find the same word
+        for word in self._words(text):
+            term = self.term_of(word.group())
+            if term is not None:
+                found[word.start()] = (word.start(), word.end(), term)
+        return sorted(found.values())
+
+
+@functools.lru_cache(maxsize=64)
+def _terms(terms: tuple[str, ...]) -> _Terms:
+    return _Terms(terms)
 
 
 def _matches(text: str, terms: Sequence[str]) -> list[tuple[int, int, str]]:
     """(start, end, term) of each match, in text order, non-overlapping."""
-    found: list[tuple[int, int, str]] = []
-    stems = [(t, _stem(t)) for t in terms if not _CJK.search(t) and t not in STOP_WORDS]
-    memo: dict[str, str | None] = {}  # a text repeats its words: decide each distinct word once
-    for match in _WORD.finditer(text):
-        word = match.group().casefold()
-        if word not in memo:
-            word_stem = _stem(word)
-            memo[word] = next((t for t, stem in stems if word == t or _same_word(word_stem, stem)), None)
-        term = memo[word]
-        if term is not None:
-            found.append((match.start(), match.end(), term))
-    folded = text.casefold()
-    for term in (t for t in terms if _CJK.search(t)):
-        for match in re.finditer(re.escape(term), folded):
-            found.append((match.start(), match.end(), term))
-    found.sort()
+    matcher = _terms(tuple(terms))
+    found = matcher.word_matches(text)
+    if matcher.cjk:
+        folded = text.casefold()
+        for term in matcher.cjk:
+            for match in re.finditer(re.escape(term), folded):
+                found.append((match.start(), match.end(), term))
+        found.sort()
     result: list[tuple[int, int, str]] = []
     for start, end, term in found:
         if not result or start >= result[-1][1]:
@@ -87,7 +143,7 @@ def _densest(matches: list[tuple[int, int, str]], width: int) -> int:
 
 def make_snippet(text: str, terms: Sequence[str], width: int = DEFAULT_WIDTH) -> Snippet:
     """About `width` characters of `text` around the densest cluster of matches (the start when none match)."""
-    text = _SPACE.sub(" ", text).strip()
+    text = " ".join(text.split())  # runs of white space as one space (str.split's white space is \s's)
     matches = _matches(text, terms)
     start = _densest(matches, width) if matches else 0
     end = min(len(text), start + width)
