@@ -38,7 +38,7 @@ def serve(host: str | None, port: int | None, no_workers: bool) -> int:
     import structlog
     import uvicorn
 
-    from vaultgraph.app import create_app, uvicorn_options
+    from vaultgraph.app import create_app, tune_collector, uvicorn_options
     from vaultgraph.http.auth import check_bind
     from vaultgraph.neo4j_local import server as local_neo4j
 
@@ -55,8 +55,9 @@ def serve(host: str | None, port: int | None, no_workers: bool) -> int:
     else:
         log.info("using external neo4j; starting none", uri=settings.neo4j_uri)
     try:
-        uvicorn.run(create_app(settings), host=settings.host, port=settings.port, log_config=None,
-                    **uvicorn_options(settings))
+        app = create_app(settings)
+        tune_collector()
+        uvicorn.run(app, host=settings.host, port=settings.port, log_config=None, **uvicorn_options(settings))
     finally:
         if owned:
             local_neo4j.stop(server)
