@@ -110,7 +110,9 @@ async def floor_backlinks(floor: Floor, slug: str) -> int:
     one auto-commit statement (graph/whole_reads.py, as services/whole_reads.py runs it)."""
     params = {"types": None, "ownerKeys": None, "afterTs": None, "afterId": None, "beforeTs": None,
               "beforeId": None, "limit": BACKLINKS + 1}
-    statement = whole_cypher.note_with_links_statement(True, [whole_cypher.link_ask(False, True, True, params)])
+    # The selection asks no text of the backlinks' sources: their summaries (schema/prefetch.py summary_enough).
+    statement = whole_cypher.note_with_links_statement(
+        True, [whole_cypher.link_ask(False, True, True, params, summaries=True)])
     links = whole_cypher.link_params(0, params)
     [record] = await floor.read_one(statement, slug=slug, ownerKeys=None, preferOwner="shared", **links)
     return min(len(record["c0_page"]), BACKLINKS)
@@ -243,7 +245,9 @@ async def floor_traverse(floor: Floor, seed: str, max_nodes: int, truncate: bool
                               "maxNodes": max_nodes}
     if edges:
         params["edgeLimit"] = GRAPH_EDGE_CAP
-    [record] = await floor.read_one(whole_cypher.traversal_statement(Direction.BOTH, HOPS, edges), **params)
+    # `traverse { nodes { item { id title } } }` asks no text: summaries; the graph view reads whole items.
+    statement = whole_cypher.traversal_statement(Direction.BOTH, HOPS, edges, summaries=not edges)
+    [record] = await floor.read_one(statement, **params)
     reached: list[str] = []
     for level in record["levels"]:
         for row in level:

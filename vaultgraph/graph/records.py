@@ -68,6 +68,25 @@ def item_map(var: str) -> str:
     return projection(var, ITEM_FIELDS, isNote=f"{var}:Note", isItem=f"{var}:Item")
 
 
+# An item without its text and what is parsed from text (a note's body, its hash and front matter; a document's
+# summary and metadata), for the many items of a link page or a traversal when the request asks none of those
+# (schema/prefetch.py `summary_enough` decides; the mapping below gives them their empty values, and such an item
+# answers only that request's fields). It names a note's fields or a document's, not both: of a traversal's 200
+# notes, the whole projections came to about 340 KB (as JSON), the body half of it and the nulls of the document
+# fields most of the rest; these (with the rows' own fields) to about 110 (bench/README.md).
+SUMMARY_LEFT_OUT = frozenset({"body", "bodySha256", "frontmatter", "summary", "metadata"})
+NOTE_SUMMARY_FIELDS = tuple(name for name in NOTE_FIELDS if name not in SUMMARY_LEFT_OUT)
+DOCUMENT_SUMMARY_FIELDS = tuple(name for name in DOCUMENT_FIELDS if name not in SUMMARY_LEFT_OUT)
+ITEM_SUMMARY_FIELDS = tuple(dict.fromkeys((*NOTE_SUMMARY_FIELDS, *DOCUMENT_SUMMARY_FIELDS)))
+
+
+def item_summary_map(var: str) -> str:
+    """`item_map` without SUMMARY_LEFT_OUT, and with only the fields of the item's own kind."""
+    return (f"CASE WHEN {var}:Note THEN {projection(var, NOTE_SUMMARY_FIELDS, isNote='true', isItem='true')}\n"
+            f"  WHEN {var}:Item THEN {projection(var, DOCUMENT_SUMMARY_FIELDS, isNote='false', isItem='true')}\n"
+            "  ELSE {isNote: false, isItem: false} END")
+
+
 # A topic keeps its name in `title` and its content in `text`, the properties the full-text index reads of every
 # node it covers (graph/topics.py).
 TOPIC_FIELDS = ("id", "tenantId", "itemId", "position", "title", "topicPath", "depth", "text", "labels", "parentId")
@@ -129,7 +148,7 @@ def document_from_node(node: Any) -> Document:
         size_bytes=node.get("sizeBytes") or 0,
         summary=node.get("summary"),
         category=node.get("category"),
-        metadata=json.loads(node.get("metadata") or "{}"),
+        metadata=_json_object(node.get("metadata")),
         enrichment=Enrichment(
             EnrichmentStage(node.get("enrichmentStage") or "QUEUED"),
             node.get("enrichmentError"),
@@ -138,6 +157,10 @@ def document_from_node(node: Any) -> Document:
         created_at=to_datetime(node["createdAt"]),
         updated_at=to_datetime(node["updatedAt"]),
     )
+
+
+def _json_object(text: str | None) -> dict[str, Any]:
+    return json.loads(text) if text else {}
 
 
 def note_from_node(node: Any) -> Note:
@@ -151,7 +174,7 @@ def note_from_node(node: Any) -> Note:
         title=node["title"],
         body=node.get("body") or "",
         body_sha256=node.get("bodySha256") or "",
-        frontmatter=json.loads(node.get("frontmatter") or "{}"),
+        frontmatter=_json_object(node.get("frontmatter")),
         tags=tuple(node.get("tags") or ()),
         kind=node.get("kind") or "note",
         note_date=note_date.to_native() if note_date is not None else None,

@@ -27,6 +27,7 @@ from vaultgraph.graph import notes as note_cypher
 from vaultgraph.graph.records import (
     item_from_node,
     item_map,
+    item_summary_map,
     link_from_record,
     link_map,
     note_from_node,
@@ -40,17 +41,20 @@ from vaultgraph.graph.session import Graph
 class LinkAsk:
     """One link connection a request asks of each item: its page (rows up to `$<p>limit`), its total, or both.
     Its parameters are those of links.py's page statements, prefixed with `c<i>_`; with `degree` its total is the
-    item's degree (links.py BACKLINK_DEGREES: no type or owner to filter on)."""
+    item's degree (links.py BACKLINK_DEGREES: no type or owner to filter on); with `summaries` its page brings
+    the other ends as `item_summary_map`s."""
 
     outgoing: bool
     page: bool
     count: bool
     degree: bool = False
+    summaries: bool = False
 
 
-def link_ask(outgoing: bool, page: bool, count: bool, params: Mapping[str, Any]) -> LinkAsk:
+def link_ask(outgoing: bool, page: bool, count: bool, params: Mapping[str, Any], summaries: bool = False) -> LinkAsk:
     """The ask for a connection read with these parameters (links.py's page statements')."""
-    return LinkAsk(outgoing, page, count, degree=count and link_cypher.counted_by_degree(outgoing, params))
+    return LinkAsk(outgoing, page, count, degree=count and link_cypher.counted_by_degree(outgoing, params),
+                   summaries=summaries)
 
 
 def _prefix(i: int) -> str:
@@ -63,7 +67,7 @@ def _page_call(ask: LinkAsk, p: str) -> str:
     return f"""
 CALL (n) {{
   {link_cypher.page_rows(ask.outgoing, backward=False).replace("$", "$" + p)}
-  RETURN collect({{r: {link_map('r')}, other: {item_map('other')}}}) AS {p}page
+  RETURN collect({{r: {link_map('r')}, other: {(item_summary_map if ask.summaries else item_map)('other')}}}) AS {p}page
 }}"""
 
 
@@ -198,7 +202,7 @@ async def notes_page_with_links(
 _PATTERNS = {Direction.OUT: "-[r]->", Direction.IN: "<-[r]-", Direction.BOTH: "-[r]-"}
 
 
-def _level(k: int, pattern: str) -> str:
+def _level(k: int, pattern: str, summaries: bool) -> str:
     """links.py's `_LEVEL` (unranked) from frontier `f{k}`, excluding `v{k}`, after `n{k}` items reached: each item
     once by its first edge in (fid, createdAt, id) order, cut at one more than the traversal can still take (a
     LIMIT takes no variable, so the level keeps its first $maxNodes + 1 in a heap, and the slice cuts the rest).
@@ -219,11 +223,11 @@ CALL (f{k}, v{k}, n{k}) {{
   UNWIND found[0..($maxNodes - n{k} + 1)] AS kept
   WITH kept.m AS m, kept.via AS via
   RETURN collect({{fid: via.fid, linkId: via.linkId, type: via.type, outgoing: via.outgoing,
-                  m: {item_map('m')}}}) AS level{k + 1}
+                  m: {(item_summary_map if summaries else item_map)('m')}}}) AS level{k + 1}
 }}"""
 
 
-def traversal_statement(direction: Direction, hops: int, edges: bool) -> str:
+def traversal_statement(direction: Direction, hops: int, edges: bool, summaries: bool = False) -> str:
     """ITEMS_BY_IDS for the seeds, then `hops` BFS levels from `$frontier` (every level in this statement), and
     with `edges` the EDGES_AMONG of the seeds and the first `$maxNodes` items reached (`$edgeLimit`; sliced, not a
     LIMIT: inside a subquery Neo4j's Top reserves memory for the whole limit, 260 MB for 5,000, on every call)."""
@@ -233,7 +237,7 @@ def traversal_statement(direction: Direction, hops: int, edges: bool) -> str:
              "WITH seeds, $frontier AS f0, $frontier AS v0, 0 AS n0"]
     carried = ["seeds"]
     for k in range(hops):
-        parts.append(_level(k, pattern))
+        parts.append(_level(k, pattern, summaries))
         carried.append(f"level{k + 1}")
         ids = f"[x IN level{k + 1} | x.m.id]"
         parts.append(f"\nWITH {', '.join(carried)}, {ids} AS f{k + 1}, v{k} + {ids} AS v{k + 1}, "
@@ -263,10 +267,12 @@ class Traversal:
     total_edges: int  # all the edges among the seeds and what was reached, when asked
 
 
-async def traversal(graph: Graph, direction: Direction, hops: int, edges: bool = False, **params: Any) -> Traversal:
+async def traversal(
+    graph: Graph, direction: Direction, hops: int, edges: bool = False, summaries: bool = False, **params: Any
+) -> Traversal:
     """`params`: tenant, seeds (ids to check), frontier (distinct seed ids, in order), types, ownerKeys, maxNodes,
-    and edgeLimit with `edges`."""
-    [record] = await graph.read_records(traversal_statement(direction, hops, edges), **params)
+    and edgeLimit with `edges`. With `summaries`, the items reached are `item_summary_map`s (the seeds whole)."""
+    [record] = await graph.read_records(traversal_statement(direction, hops, edges, summaries), **params)
     seeds = [item_from_node(node) for node in record["seeds"] if not vanished(node)]
     levels = [[{"fid": row["fid"], "linkId": row["linkId"], "type": row["type"], "outgoing": row["outgoing"],
                 "item": item_from_node(row["m"])} for row in level if not vanished(row["m"])]

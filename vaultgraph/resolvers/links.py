@@ -10,6 +10,7 @@ from strawberry.scalars import JSON
 from vaultgraph.interop.canvas import neighbourhood_canvas
 from vaultgraph.schema.arguments import LinkTypes
 from vaultgraph.schema.context import Info
+from vaultgraph.schema.prefetch import fields_at, summary_enough
 from vaultgraph.schema.types.inputs import DeletePayload, LinkInput
 from vaultgraph.schema.types.items import Direction, Node, Topic, item_type
 from vaultgraph.schema.types.links import GraphPath, GraphView, Link, TraversalNode, TraversalResult
@@ -47,9 +48,11 @@ async def traverse(
     """Bounded breadth-first search over resolved links (ghosts never followed); more than `maxNodes` is
     LIMIT_EXCEEDED, never a silent cut."""
     ctx = info.context
+    # Items read without their text when the selection asks none of it (a traversal reaches up to 5,000).
+    summaries = summary_enough(fields_at(info.selected_fields, "nodes", "item"))
     reached, _ = await ctx.services.links.traverse(
-        ctx.principal, [str(i) for i in from_], hops=hops, direction=direction, types=link_types, max_nodes=max_nodes
-    )
+        ctx.principal, [str(i) for i in from_], hops=hops, direction=direction, types=link_types, max_nodes=max_nodes,
+        summaries=summaries)
     return TraversalResult(nodes=[TraversalNode.from_domain(r) for r in reached], count=len(reached))
 
 

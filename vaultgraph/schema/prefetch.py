@@ -10,6 +10,7 @@ for (`prime`): those fields then resolve from the loaders' caches, exactly as if
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from strawberry.types.nodes import SelectedField
@@ -22,6 +23,15 @@ if TYPE_CHECKING:
 
 _CONNECTIONS = {"outgoing": True, "backlinks": False}
 _PAGE_FIELDS = frozenset({"edges", "nodes", "pageInfo"})
+# The fields of a Note or Document that an item read without its text answers as a whole one would
+# (graph/records.py ITEM_SUMMARY_FIELDS: stored properties, none of them text or parsed from it). Anything else
+# (body, frontmatter, summary, content, a connection, …) reads the whole item.
+SUMMARY_FIELDS = frozenset({
+    "__typename", "id", "title", "scope", "agentId", "teamId", "slug", "kind", "tags", "noteDate", "pinned",
+    "archivedAt", "createdByAgentId", "indexed", "createdAt", "updatedAt", "path", "docType", "category",
+    "contentHash", "sizeBytes", "enrichment",
+})
+_ENDS = (("edges", "node", "from"), ("edges", "node", "to"), ("nodes", "from"), ("nodes", "to"))
 
 
 def _fields(selections: Iterable[Any]) -> list[SelectedField]:
@@ -53,6 +63,7 @@ def connection_asks(item_fields: Iterable[Any]) -> list[ConnectionAsk]:
                 by_key.setdefault(child.alias or child.name, []).append(child)
     asks: list[ConnectionAsk] = []
     for fields in by_key.values():
+        ends = [end for path in _ENDS for end in _children(fields, *path)]
         first = fields[0]  # fields of one response key have the same arguments (GraphQL validation)
         selected = {child.name for field in fields for child in _fields(field.selections)}
         page = bool(selected & _PAGE_FIELDS)
@@ -64,10 +75,19 @@ def connection_asks(item_fields: Iterable[Any]) -> list[ConnectionAsk]:
             continue
         types, size, after = arguments
         ask = ConnectionAsk(outgoing=_CONNECTIONS[first.name], types=types, first=size, after=after,
-                            page=page, count=count)
+                            page=page, count=count, summaries=summary_enough(ends))
         if ask not in asks:
             asks.append(ask)
-    return asks
+    # Two response keys with the same arguments share one loader key (`prime`): the whole items if either needs them.
+    whole = {(a.outgoing, a.types and tuple(a.types), a.first, a.after) for a in asks if not a.summaries}
+    asks = [replace(a, summaries=False) if (a.outgoing, a.types and tuple(a.types), a.first, a.after) in whole
+            else a for a in asks]
+    return [a for i, a in enumerate(asks) if a not in asks[:i]]
+
+
+def summary_enough(item_fields: Iterable[Any]) -> bool:
+    """Whether the fields selecting items (`item_fields`) ask only SUMMARY_FIELDS of them."""
+    return all(child.name in SUMMARY_FIELDS for field in _fields(item_fields) for child in _fields(field.selections))
 
 
 def _arguments(arguments: dict[str, Any]) -> tuple[list[str] | None, int | None, str | None] | None:
@@ -88,6 +108,11 @@ def _arguments(arguments: dict[str, Any]) -> tuple[list[str] | None, int | None,
             (first is not None and not isinstance(first, int)) or (after is not None and not isinstance(after, str)):
         return None
     return (list(types) if types else None), first, after
+
+
+def fields_at(selections: Iterable[Any], *path: str) -> list[SelectedField]:
+    """The fields under `path` (field names) of a selection, through fragments."""
+    return _children(_fields(selections), *path)
 
 
 def page_item_fields(list_fields: Iterable[Any]) -> list[SelectedField]:

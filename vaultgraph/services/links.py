@@ -226,10 +226,11 @@ class LinkService:
 
     async def traverse(
         self, principal: Principal, seeds: list[str], hops: int = 2, direction: Direction = Direction.BOTH,
-        types: list[str] | None = None, max_nodes: int = 200, truncate: bool = False,
+        types: list[str] | None = None, max_nodes: int = 200, truncate: bool = False, summaries: bool = False,
     ) -> tuple[list[Reached], bool]:
         """Bounded BFS over resolved edges: the seed check and every level in one statement. Past `max_nodes`:
-        LIMIT_EXCEEDED, or with `truncate` (the explorer's view) stop there and say so."""
+        LIMIT_EXCEEDED, or with `truncate` (the explorer's view) stop there and say so. With `summaries` the items
+        reached come without their text (graph/records.py ITEM_SUMMARY_FIELDS), for a caller that shows none."""
         if not 1 <= hops <= MAX_HOPS:
             raise InvalidInput("hops", f"between 1 and {MAX_HOPS}")
         if not 1 <= max_nodes <= MAX_TRAVERSAL_NODES:
@@ -238,12 +239,12 @@ class LinkService:
             raise InvalidInput("from", f"give 1 to {MAX_SEEDS} item ids")
         link_types(types, "linkTypes")
         _, reached, truncated, _, _ = await self._traverse(
-            principal, seeds, "from", hops, direction, types, max_nodes, truncate)
+            principal, seeds, "from", hops, direction, types, max_nodes, truncate, summaries=summaries)
         return reached, truncated
 
     async def _traverse(
         self, principal: Principal, seeds: list[str], field: str, hops: int, direction: Direction,
-        types: list[str] | None, max_nodes: int, truncate: bool, edges: bool = False,
+        types: list[str] | None, max_nodes: int, truncate: bool, edges: bool = False, summaries: bool = False,
     ) -> tuple[list[Item], list[Reached], bool, list[Link], int]:
         """The seeds (NOT_FOUND for one the caller cannot see) and the BFS from them, one statement; with `edges`
         the resolved edges among the seeds and what the BFS kept, too (the explorer's view: the first
@@ -256,7 +257,7 @@ class LinkService:
         }
         if edges:
             params["edgeLimit"] = GRAPH_EDGE_CAP
-        found = await whole_reads.traversal(self.graph, direction, hops, edges, **params)
+        found = await whole_reads.traversal(self.graph, direction, hops, edges, summaries, **params)
         roots: list[Item] = []
         for seed in seeds:
             item = found.seeds.get(seed)

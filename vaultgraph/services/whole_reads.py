@@ -35,6 +35,7 @@ class ConnectionAsk:
     after: str | None
     page: bool  # edges, nodes or pageInfo
     count: bool  # totalCount
+    summaries: bool = False  # the links' ends may come without their text (graph/records.py ITEM_SUMMARY_FIELDS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,7 +63,7 @@ class WholeReads:
                 spans.append(None)
                 continue
             params.update(cypher.link_params(len(parts), link_params))
-            parts.append(cypher.link_ask(ask.outgoing, ask.page, ask.count, link_params))
+            parts.append(cypher.link_ask(ask.outgoing, ask.page, ask.count, link_params, ask.summaries))
             spans.append(span)
         spans += [None] * (len(asks) - len(spans))
         return parts, params, spans
