@@ -15,6 +15,7 @@ from vaultgraph.services.fuzzy_links import Ghost as DomainGhost
 from vaultgraph.services.reranking import RerankReport
 from vaultgraph.services.search_request import SearchMode as DomainSearchMode
 from vaultgraph.services.suggestions import LinkSuggestion as DomainSuggestion
+from vaultgraph.text.snippets import Snippet
 
 # The services' enums are the schema's: registering them with strawberry returns the same classes.
 schema_enum(DomainSearchMode, "Which channels a search runs.", {
@@ -85,6 +86,7 @@ class SearchHit:
     topic: Topic | None = strawberry.field(description=(
         "The topic of the document that matched (its best-scoring one), so a client can show that passage; null "
         "when no topic matched (a note, or a document found by its title, summary or chunks alone)."))
+    _snippet: strawberry.Private[Snippet | None] = None  # cut once for `snippet` and `matchedTerms` together
 
     @classmethod
     def from_domain(cls, hit: service.SearchHit) -> SearchHit:
@@ -100,9 +102,14 @@ class SearchHit:
             topic=Topic.from_domain(hit.topic) if hit.topic else None,
         )
 
+    def _cut(self) -> Snippet:
+        if self._snippet is None:
+            self._snippet = self._hit.snippet()
+        return self._snippet
+
     @strawberry.field(description="The best passage, the query's words marked **like this**.")
     def snippet(self) -> str:
-        return self._hit.snippet().text
+        return self._cut().text
 
     @strawberry.field(description=(
         "False when the item has no vector yet (a note whose embedding is still queued after importVault or a "
@@ -113,7 +120,7 @@ class SearchHit:
 
     @strawberry.field(description="Query words found in the snippet.")
     def matched_terms(self) -> list[str]:
-        return list(self._hit.snippet().matched)
+        return list(self._cut().matched)
 
 
 @strawberry.type(description="What one channel did for a query.")
