@@ -11,6 +11,7 @@ from typing import Any
 import strawberry
 from graphql import GraphQLError
 from strawberry.extensions import SchemaExtension
+from strawberry.extensions.runner import SchemaExtensionsRunner
 from strawberry.schema.config import StrawberryConfig
 from strawberry.types import ExecutionContext
 
@@ -31,6 +32,7 @@ from vaultgraph.schema.extensions.broadcast import SharedResults, sharing_execut
 from vaultgraph.schema.extensions.document_cache import document_cache
 from vaultgraph.schema.extensions.errors import ErrorPolicy
 from vaultgraph.schema.extensions.metrics import operation_metrics
+from vaultgraph.schema.extensions.runner import LeanExtensionsRunner
 from vaultgraph.schema.extensions.warnings import Warnings
 from vaultgraph.schema.scalars import SCALARS
 from vaultgraph.schema.types.items import Document, Note
@@ -109,6 +111,11 @@ class VaultgraphSchema(strawberry.Schema):
 
     def process_errors(self, errors: list[GraphQLError], execution_context: ExecutionContext | None = None) -> None:
         """ErrorPolicy already logged what was unexpected; expected errors are answers, not log noise."""
+
+    def create_extensions_runner(self, execution_context: ExecutionContext,
+                                 extensions: list[SchemaExtension]) -> SchemaExtensionsRunner:
+        """Only the extensions with results or a stream hook are asked, per result (schema/extensions/runner.py)."""
+        return LeanExtensionsRunner(execution_context, extensions)
 
 
 def build_schema(
