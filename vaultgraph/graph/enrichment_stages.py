@@ -66,6 +66,22 @@ FOREACH (_ IN CASE WHEN row.category IS NULL OR NOT (d.category IS NULL OR d.cat
 WITH d, row
 """ + set_vector("d", "row.vector") + "\n"
 
+# Every end of a document's classified links, old and new, locked in id order before they are replaced: creating
+# or deleting an edge locks both its ends, so two batches whose documents link each other (A -> B in one, B -> A in
+# the other) each held its own document and waited for the other's, a deadlock that outlasted the driver's retries
+# on a loaded machine and cost the document an attempt. In one order, the second waits and then goes through.
+LOCK_LINK_ENDS = """
+CALL () {
+  OPTIONAL MATCH (:Document {tenantId: $tenant, id: $id})-[r {classifiedBy: $classifiedBy}]->(old)
+  RETURN collect(old.id) AS olds
+}
+UNWIND olds + $ids AS itemId
+WITH DISTINCT itemId ORDER BY itemId
+MATCH (n:Item {tenantId: $tenant, id: itemId})
+SET n.claimLock = true
+REMOVE n.claimLock
+"""
+
 REMOVE_CLASSIFIED_LINKS = """
 MATCH (s:Document {tenantId: $tenant, id: $id})-[r {classifiedBy: $classifiedBy}]->()
 DELETE r
@@ -203,6 +219,13 @@ async def save_embeddings(tx: AsyncManagedTransaction, tenant: str, worker: str,
                           rows: list[dict[str, Any]]) -> None:
     """Rows {id, vector, category}: the documents' own vectors (of those this worker still holds)."""
     await (await tx.run(SAVE_EMBEDDINGS, tenant=tenant, worker=worker, rows=rows, **model.params())).consume()
+
+
+async def lock_link_ends(tx: AsyncManagedTransaction, tenant: str, id: str, rows: list[dict[str, Any]]) -> None:
+    """LOCK_LINK_ENDS for the document `id` and the targets of `rows`: first thing in the transaction, before its
+    claim's check locks the document alone."""
+    ids = [id, *(str(row["targetId"]) for row in rows)]
+    await (await tx.run(LOCK_LINK_ENDS, tenant=tenant, id=id, ids=ids, classifiedBy=CLASSIFIED_BY)).consume()
 
 
 async def replace_classified_links(tx: AsyncManagedTransaction, tenant: str, id: str,

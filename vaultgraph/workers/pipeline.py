@@ -246,6 +246,7 @@ class Pipeline:
 
     async def _links_tx(self, tx: AsyncManagedTransaction, tenant: str, id: str, claim: str,
                         rows: list[dict[str, Any]]) -> bool:
+        await stage_cypher.lock_link_ends(tx, tenant, id, rows)
         if await claim_cypher.held_document(tx, tenant, id, claim) is None:
             return False
         await stage_cypher.replace_classified_links(tx, tenant, id, rows)
