@@ -156,6 +156,10 @@ class Settings(BaseSettings):
         True, description="Drop vector hits below the query's similarity floor (services/similarity_floor.py); off "
                           "only where stored vectors are not the configured model's (the bench's synthetic ones)."
     )
+    search_vector_completion: bool = Field(
+        True, description="Give the keyword candidates the vector channel did not return their cosine before fusion "
+                          "(one read of their stored vectors; bench/README.md, round three); off: they score 0 there."
+    )
     search_keyword_weight: float = Field(0.4, ge=0, le=1, description="Weight of the keyword channel (weighted).")
     search_vector_weight: float = Field(0.6, ge=0, le=1, description="Weight of the vector channel (weighted).")
     search_query_cache: int = Field(256, ge=0, description="Query embeddings kept in the LRU cache (0: none).")

@@ -275,3 +275,36 @@ async def test_chinese_text_is_found_by_its_words(
     result = await _search(service, principal, "用户认证", mode=SearchMode.KEYWORD)
     assert _ids(result) == [note.id]
     assert "**用户认证**" in result.hits[0].snippet().text
+
+
+async def test_a_keyword_hit_the_vector_channel_did_not_return_is_fused_with_its_true_cosine(
+    graph: Graph, models: LocalModelClient, principal: Principal
+) -> None:
+    """Five paraphrases of the query (none of its words) fill the vector channel's over-fetch at `limit: 2` (4 items),
+    so the one note holding the query's words is a keyword hit the vector channel did not return: it is fused with
+    its true cosine (services/vector_completion.py), the one the channel gives it when it digs deep enough."""
+    notes = _notes(graph, models)
+    paraphrase = "Projected earnings for the next three months of the financial year."
+    for n in range(5):
+        await notes.save(principal, NoteDraft(title=f"Sales outlook {n}", body=paraphrase))
+    target = (await notes.save(principal, NoteDraft(
+        title="Bake sale",
+        body="The weather forecast said rain, so the quarterly revenue of our bake sale went to the dog shelter.",
+    ))).note.id
+    query = "quarterly revenue forecast"
+    completing = SearchService(graph, models)  # the default
+    plain = SearchService(graph, models, SearchConfig(vector_completion=False))
+
+    shallow = await _search(completing, principal, query, limit=2)
+    assert shallow.vector.hits == 4 and target not in _ids(await _search(completing, principal, query, limit=2,
+                                                                         mode=SearchMode.VECTOR))
+    hit = shallow.hits[0]
+    assert hit.item.id == target and hit.keyword is not None and hit.keyword.score == 1.0
+    assert hit.vector is not None and hit.vector.rank == 5  # after the four the channel returned
+    # The cosine the vector channel itself gives the note when it brings every note (limit 10: 20 each).
+    deep = next(h for h in (await _search(plain, principal, query, limit=10)).hits if h.item.id == target)
+    assert deep.vector is not None and hit.vector.raw == pytest.approx(deep.vector.raw, abs=1e-4)
+    assert hit.score == pytest.approx(0.4 + 0.6 * hit.vector.score)
+    # Without completion the same note counts as unlike the query as unrelated text on the vector side.
+    before = next(h for h in (await _search(plain, principal, query, limit=2)).hits if h.item.id == target)
+    assert before.vector is None and before.score == pytest.approx(0.4)

@@ -1,7 +1,8 @@
 """Search: keyword, vector, hybrid and graph mode over the tenant's documents, notes and chunks.
 
 Both channels run in parallel, each over-fetching ×2 (deeper when the caller's filters eat a page), roll chunk hits
-up to their items, and are fused (see services/fusion.py). Every hit explains itself: its fused score, each
+up to their items, and are fused (see services/fusion.py); a keyword candidate the vector channel did not return
+is first given its true cosine (services/vector_completion.py). Every hit explains itself: its fused score, each
 channel's normalised score, raw score and rank, the fusion used, a snippet with the matched words marked, and in
 graph mode the link that brought an item in. When the embedding model is down, hybrid search answers from the
 keyword channel alone and says that the vector channel was skipped, and why.
@@ -56,6 +57,7 @@ from vaultgraph.services.search_request import (
 )
 from vaultgraph.services.similarity_floor import Background, null_of
 from vaultgraph.services.taxonomy import DEFAULT_TAXONOMY, tenant_taxonomy
+from vaultgraph.services.vector_completion import completed
 from vaultgraph.text.lucene import fallback_keywords, fulltext_query, query_terms
 from vaultgraph.text.snippets import Snippet, make_snippet
 
@@ -77,6 +79,7 @@ class SearchConfig:
     vector_weight: float = 0.6
     cache_size: int = 256
     similarity_floor: bool = True
+    vector_completion: bool = True  # keyword candidates the vector channel missed get their cosine (fusion)
     rerank_candidates: int = 50
 
 
@@ -140,6 +143,7 @@ def search_config(settings: Settings) -> SearchConfig:
         keyword_weight=settings.search_keyword_weight,
         vector_weight=settings.search_vector_weight, cache_size=settings.search_query_cache,
         similarity_floor=settings.search_similarity_floor, rerank_candidates=settings.rerank_candidates,
+        vector_completion=settings.search_vector_completion,
     )
 
 
@@ -232,13 +236,17 @@ class SearchService:
         method = request.fusion or self.config.fusion
         use_keyword = request.mode is not SearchMode.VECTOR
         use_vector = request.mode is not SearchMode.KEYWORD
-        (keyword, fallback), (vector, skipped, floor) = await asyncio.gather(
+        (keyword, fallback), (vector, skipped, floor, query_vector) = await asyncio.gather(
             self._keyword(terms, where, want) if use_keyword else _nothing(False),
             self._vector(request.query.strip(), where, want, required=request.mode is SearchMode.VECTOR)
             if use_vector else _no_vector(),
         )
         vector = above_floor(vector, floor, {hit.item_id for hit in keyword})
-        fused = fuse(keyword, vector, method, self.config.keyword_weight, self.config.vector_weight,
+        fusing = vector
+        if self.config.vector_completion and query_vector is not None and keyword:
+            model = VectorModel(self.embeddings.models.embedding_model_name, len(query_vector))
+            fusing = await completed(self.graph, where.tenant, query_vector, model, keyword, vector)
+        fused = fuse(keyword, fusing, method, self.config.keyword_weight, self.config.vector_weight,
                      normalisation=self.config.normalisation, vector_floor=floor)
         fused = await self._merge_rules(principal, fused)
         if request.min_score is not None:
@@ -292,22 +300,23 @@ class SearchService:
 
     async def _vector(
         self, query: str, where: HitFilter, want: int, required: bool
-    ) -> tuple[list[ChannelHit], str | None, float | None]:
+    ) -> tuple[list[ChannelHit], str | None, float | None, list[float] | None]:
         """The vector channel: its hits, why it was skipped (the embedding model failed; UNAVAILABLE instead when
-        it is the only channel), and the query's similarity floor (None when it could not be computed)."""
+        it is the only channel), the query's similarity floor (None when it could not be computed), and the query's
+        vector (None when skipped)."""
         try:
             vector = await self.embeddings.embed(query)
         except AppError as exc:
             if required:
                 raise Unavailable(f"vector search is unavailable: {exc.message}") from exc
             log.warning("vector channel skipped", error=exc.message[:300])
-            return [], exc.message, None
+            return [], exc.message, None, None
         model = VectorModel(self.embeddings.models.embedding_model_name, len(vector))
         (hits, floor) = await asyncio.gather(
             deepen(lambda n: self.graph.read(cypher.vector_hits, vector, model, n, where), want),
             self._floor(vector, where.tenant),
         )
-        return hits, None, floor
+        return hits, None, floor, vector
 
     async def _floor(self, vector: list[float], tenant: str) -> float | None:
         if not self.config.similarity_floor:
@@ -360,5 +369,5 @@ async def _nothing(note: T) -> tuple[list[ChannelHit], T]:
     return [], note
 
 
-async def _no_vector() -> tuple[list[ChannelHit], str | None, float | None]:
-    return [], None, None
+async def _no_vector() -> tuple[list[ChannelHit], str | None, float | None, list[float] | None]:
+    return [], None, None, None
