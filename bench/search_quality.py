@@ -27,6 +27,7 @@ import hashlib
 import json
 import math
 import random
+import statistics
 import sys
 import time
 from collections.abc import AsyncIterator
@@ -171,10 +172,12 @@ async def load(notes: NoteService, tenant: str, data: Dataset, ids: list[str], b
 
 
 async def evaluate(client: Client, data: Dataset, docs: set[str], claims: int
-                   ) -> tuple[dict[str, tuple[float, float, float]], int]:
-    """Per mode: mean nDCG@10, mean recall@100, seconds spent in its queries; and how many claims were asked."""
+                   ) -> tuple[dict[str, tuple[float, float, float]], int, dict[str, tuple[float, float, float, float]]]:
+    """Per mode: mean nDCG@10, mean recall@100, seconds spent in its queries; how many claims were asked; and per
+    mode nDCG@10 on half A (even positions) and half B (odd), recall@100 on B and the p50 ms (search_levers' split)."""
     scores: dict[str, list[tuple[float, float]]] = {name: [] for name in MODES}
     seconds = dict.fromkeys(MODES, 0.0)
+    times: dict[str, list[float]] = {name: [] for name in MODES}
     for query_id, relevant in list(data.qrels.items())[: claims or None]:
         relevant = {doc: rel for doc, rel in relevant.items() if doc in docs}
         if not relevant:
@@ -183,11 +186,15 @@ async def evaluate(client: Client, data: Dataset, docs: set[str], claims: int
             started = time.perf_counter()
             result = await client.data(SEARCH, q=data.queries[query_id], mode=mode, fusion=fusion, limit=100)
             seconds[name] += time.perf_counter() - started
+            times[name].append(1000 * (time.perf_counter() - started))
             ranked = [hit["item"]["slug"].removeprefix("scifact-") for hit in result["search"]]
             scores[name].append((ndcg_at_10(ranked, relevant), recall_at_100(ranked, relevant)))
     means = {name: (sum(s[0] for s in rows) / len(rows), sum(s[1] for s in rows) / len(rows), seconds[name])
              for name, rows in scores.items()}
-    return means, len(scores["keyword"])
+    halves = {name: (statistics.mean(s[0] for s in rows[0::2]), statistics.mean(s[0] for s in rows[1::2]),
+                     statistics.mean(s[1] for s in rows[1::2]), statistics.median(times[name]))
+              for name, rows in scores.items()}
+    return means, len(scores["keyword"]), halves
 
 
 async def run(args: argparse.Namespace) -> None:
@@ -214,12 +221,15 @@ async def run(args: argparse.Namespace) -> None:
             print(f"load: {len(ids)} notes through the bulk save in {seconds:.0f} s "
                   f"({len(ids) / seconds:.1f} notes/s), {unindexed} not indexed", flush=True)
         started = time.perf_counter()
-        results, asked = await evaluate(client, data, set(ids), args.claims)
+        results, asked, halves = await evaluate(client, data, set(ids), args.claims)
         total = time.perf_counter() - started
     print(f"queries: {asked} claims × {len(MODES)} modes in {total:.0f} s (limit 100 each)")
     print(f"{'mode':<28} {'nDCG@10':>8} {'recall@100':>11} {'ms/query':>9}")
     for name, (ndcg, recall, seconds) in results.items():
         print(f"{name:<28} {ndcg:>8.3f} {recall:>11.3f} {1000 * seconds / asked:>9.0f}")
+    print(f"{'mode':<28} {'A nDCG@10':>9} {'B nDCG@10':>9} {'B rec@100':>9} {'p50 ms':>7}")
+    for name, (a, b, recall_b, p50) in halves.items():
+        print(f"{name:<28} {a:>9.3f} {b:>9.3f} {recall_b:>9.3f} {p50:>7.0f}")
     print(f"reference (full corpus): {PUBLISHED}")
     print(f"the corpus stays in tenant {tenant}: a second run with the same settings skips the load")
 

@@ -97,11 +97,17 @@ def hits(rows: list[list[Any]], depth: int) -> list[ChannelHit]:
     return [ChannelHit(slug.removeprefix("scifact-"), raw) for slug, raw in rows[:depth]]
 
 
-def weighted(method: FusionMethod, completed: bool, clip: bool = True, wk: float = 0.4, wv: float = 0.6) -> Run:
+def weighted(method: FusionMethod, completed: bool, clip: bool = True, wk: float = 0.4, wv: float = 0.6,
+             bound: bool = False) -> Run:
     """Today's fusion (completed=False), or with the keyword candidates' exact cosines; `clip=False` lets a cosine
-    under the floor count below zero (the fused score loses what the normalised cosine is under 0)."""
+    under the floor count below zero (the fused score loses what the normalised cosine is under 0); `bound` gives
+    each vector-only candidate the keyword channel's last BM25 (its own is at most that: it ranked below)."""
     def run(keyword: list[ChannelHit], vector: list[ChannelHit], floor: float | None,
             cosines: dict[str, float]) -> list[str]:
+        if bound and keyword:
+            found = {hit.item_id for hit in keyword}
+            keyword = [*keyword, *(ChannelHit(hit.item_id, keyword[-1].raw) for hit in vector
+                                   if hit.item_id not in found)]
         if completed:
             vector = complete(vector, keyword, cosines)
         fused = fuse(keyword, vector, method, wk, wv, normalisation=Normalisation.FLOOR, vector_floor=floor)
@@ -147,8 +153,9 @@ def agreement(answers: dict[str, Any], cosines: dict[str, dict[str, float]], cla
     return f"vector channel's cosines against the exact ones: max |difference| {max(gaps):.2e} over {len(gaps)} hits"
 
 
-async def latency(tenant: str, texts: list[str]) -> None:
-    """p50 of the hybrid search service with completion on and off (turns alternate per claim), per limit."""
+async def latency(tenant: str, texts: list[str], qrels: list[dict[str, int]]) -> None:
+    """p50 of the hybrid search service with completion on and off (turns alternate per claim), per limit, and the
+    nDCG@10 of its answers on each half of the claims."""
     settings = Settings()
     if settings.neo4j_uri is None:
         raise SystemExit("set NEO4J_URI to the Neo4j that search_quality.py loaded")
@@ -161,11 +168,17 @@ async def latency(tenant: str, texts: list[str]) -> None:
         await services[False].search(principal, SearchRequest(query="warm up"))
         for limit in (10, 100):
             ms: dict[bool, list[float]] = {False: [], True: []}
+            ndcg: dict[bool, list[float]] = {False: [], True: []}
             for position, text in enumerate(texts):
                 for on in ((False, True) if position % 2 else (True, False)):
                     started = time.perf_counter()
-                    await services[on].search(principal, SearchRequest(query=text, limit=limit))
+                    result = await services[on].search(principal, SearchRequest(query=text, limit=limit))
                     ms[on].append(1000 * (time.perf_counter() - started))
+                    ranking = [getattr(hit.item, "slug", "").removeprefix("scifact-") for hit in result.hits]
+                    ndcg[on].append(ndcg_at_10(ranking, qrels[position]))
+            for on in (False, True):
+                print(f"hybrid limit {limit}, completion {'on' if on else 'off'}: nDCG@10 A "
+                      f"{statistics.mean(ndcg[on][0::2]):.3f}, B {statistics.mean(ndcg[on][1::2]):.3f}")
             extra = statistics.median(b - a for a, b in zip(ms[False], ms[True], strict=True))
             print(f"hybrid limit {limit}: p50 {statistics.median(ms[False]):.1f} ms without completion, "
                   f"{statistics.median(ms[True]):.1f} ms with it; p50 of the difference per claim {extra:+.1f} ms",
@@ -180,7 +193,7 @@ async def main_async(args: argparse.Namespace) -> None:
     qrels = {claim: {d: r for d, r in rels.items() if d in docs} for claim, rels in data.qrels.items()}
     claims = [claim for claim in data.qrels if qrels[claim]]
     if args.latency:
-        await latency(args.tenant, [data.queries[claim] for claim in claims])
+        await latency(args.tenant, [data.queries[claim] for claim in claims], [qrels[claim] for claim in claims])
         return
     cache = REPO / "bench" / ".data" / f"levers-{args.tenant}-{len(docs)}.json"
     if not cache.exists():
@@ -193,6 +206,9 @@ async def main_async(args: argparse.Namespace) -> None:
         ("today: weighted 0.4/0.6, floor; a missed cosine 0", weighted(FusionMethod.WEIGHTED, False)),
         ("keyword candidates completed, floor clipping (0 below)", weighted(FusionMethod.WEIGHTED, True)),
         ("keyword candidates completed, no clipping (< 0 below)", weighted(FusionMethod.WEIGHTED, True, clip=False)),
+        ("vector-only candidates at the keyword channel's last BM25", weighted(FusionMethod.WEIGHTED, False,
+                                                                              bound=True)),
+        ("both: completed (clipped) and the last BM25", weighted(FusionMethod.WEIGHTED, True, bound=True)),
         ("RRF k=60 today", weighted(FusionMethod.RRF, False)),
         ("RRF k=60, keyword candidates completed", weighted(FusionMethod.RRF, True)),
     ]
