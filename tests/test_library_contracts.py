@@ -11,9 +11,13 @@ from collections.abc import AsyncGenerator
 import pytest
 import strawberry
 from starlette.datastructures import Headers
+from strawberry.extensions import SchemaExtension
+from strawberry.extensions.runner import SchemaExtensionsRunner
+from strawberry.types import ExecutionContext
 
 from tests.support import office_files
 from vaultgraph.http.multipart import LimitedMultiPartParser, UploadLimitExceeded
+from vaultgraph.schema.extensions.runner import LeanExtensionsRunner
 from vaultgraph.schema.types.items import _selected_names
 from vaultgraph.services.uploads import UploadLimits
 from vaultgraph.workspace import convert
@@ -44,6 +48,41 @@ async def test_strawberry_info_still_carries_the_raw_field_nodes_and_fragments()
     result = await schema.execute("query { names { a ... on Leaf { b } ...More } } fragment More on Leaf { c }")
     assert result.errors is None, result.errors
     assert Query.seen == ["a", "b", "c"], "strawberry's Info._raw_info no longer gives field_nodes and fragments"
+
+
+class Reports(SchemaExtension):
+    def get_results(self) -> dict[str, object]:
+        return {"reported": 1}
+
+
+class Silent(SchemaExtension):
+    def on_execute(self):  # type: ignore[no-untyped-def]
+        yield
+
+
+class LeanSchema(strawberry.Schema):
+    runners: list[LeanExtensionsRunner] = []
+
+    def create_extensions_runner(self, execution_context: ExecutionContext,
+                                 extensions: list[SchemaExtension]) -> SchemaExtensionsRunner:
+        runner = LeanExtensionsRunner(execution_context, extensions)
+        LeanSchema.runners.append(runner)
+        return runner
+
+
+async def test_strawberry_still_takes_its_extension_runner_from_the_schema() -> None:
+    # resolvers/root.py hands strawberry schema/extensions/runner.py's runner through Schema.create_extensions_runner,
+    # which asks only the extensions overriding get_results or on_stream_result: the hook and the base class's
+    # do-nothing hooks must still be there, and the answer's extensions the same as strawberry's own runner gives.
+    LeanSchema.runners.clear()
+    schema = LeanSchema(Query, extensions=[Reports, Silent])
+    result = await schema.execute("query { names { a } }")
+    assert result.errors is None, result.errors
+    assert LeanSchema.runners, "strawberry no longer builds its extension runner through create_extensions_runner"
+    assert result.extensions == {"reported": 1}
+    [runner] = LeanSchema.runners
+    assert [type(e) for e in runner._reporting] == [Reports]  # Silent inherits the base get_results
+    assert runner._streaming == []
 
 
 def _multipart(files: int) -> tuple[Headers, bytes]:
