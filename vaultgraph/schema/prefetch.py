@@ -79,9 +79,8 @@ def connection_asks(item_fields: Iterable[Any]) -> list[ConnectionAsk]:
         if ask not in asks:
             asks.append(ask)
     # Two response keys with the same arguments share one loader key (`prime`): the whole items if either needs them.
-    whole = {(a.outgoing, a.types and tuple(a.types), a.first, a.after) for a in asks if not a.summaries}
-    asks = [replace(a, summaries=False) if (a.outgoing, a.types and tuple(a.types), a.first, a.after) in whole
-            else a for a in asks]
+    whole = {_page_of(a) for a in asks if not a.summaries}
+    asks = [replace(a, summaries=False) if _page_of(a) in whole else a for a in asks]
     return [a for i, a in enumerate(asks) if a not in asks[:i]]
 
 
@@ -128,14 +127,18 @@ def prime(loaders: Loaders, item_id: str, asks: Sequence[ConnectionAsk],
     for ask, answer in zip(asks, answers, strict=True):
         if answer is None:
             continue
-        types = tuple(ask.types) if ask.types else None
+        outgoing, types, first, after = _page_of(ask)
         if answer.page is not None and ask.count:
-            loaders.link_pages_with_totals.prime(PageKey(item_id, ask.outgoing, types, ask.first, ask.after),
-                                                 answer.page)
+            loaders.link_pages_with_totals.prime(PageKey(item_id, outgoing, types, first, after), answer.page)
         elif answer.page is not None:
-            loaders.link_pages.prime(PageKey(item_id, ask.outgoing, types, ask.first, ask.after), answer.page)
+            loaders.link_pages.prime(PageKey(item_id, outgoing, types, first, after), answer.page)
         elif answer.total is not None:
-            loaders.link_counts.prime(CountKey(item_id, ask.outgoing, types), answer.total)
+            loaders.link_counts.prime(CountKey(item_id, outgoing, types), answer.total)
+
+
+def _page_of(ask: ConnectionAsk) -> tuple[bool, tuple[str, ...] | None, int | None, str | None]:
+    """What a connection's page is keyed by in the loaders (PageKey without the item): direction, types, window."""
+    return ask.outgoing, tuple(ask.types) if ask.types else None, ask.first, ask.after
 
 
 def whole_reads(services: Services) -> WholeReads:
