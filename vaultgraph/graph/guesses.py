@@ -2,7 +2,7 @@
 
 A guess only ever fills an empty slot: it moves one `WIKILINK` edge from its ghost to a note, marked `guessed: true`
 with the candidate's score as `confidence`. It never touches a resolved, agent or suggestion edge, and an exact
-match later reclaims it (`BOUND_EDGES_NAMING` and `MOVE_EDGES` in graph/wikilinks.py).
+match later reclaims it (`EDGES_NAMING` and `MOVE_EDGES` in graph/wikilinks.py).
 """
 
 from __future__ import annotations

@@ -57,22 +57,28 @@ def merge_ghost(ghost: str, key: str) -> str:
             f"ON CREATE SET {ghost}.name = last(split({key}, '/'))\n")
 
 
-# New edges, each row {sourceId, type, key, targetId, props}: to its target, or to the ghost of its key.
-CREATE_RESOLVED = """
-CYPHER 25
-UNWIND $rows AS row
-MATCH (s:Item {tenantId: $tenant, id: row.sourceId}), (t:Item {tenantId: $tenant, id: row.targetId})
+def _create_resolved(rows: str) -> str:
+    return f"""UNWIND ${rows} AS row
+MATCH (s:Item {{tenantId: $tenant, id: row.sourceId}}), (t:Item {{tenantId: $tenant, id: row.targetId}})
 CREATE (s)-[r:$(row.type)]->(t)
 SET r = row.props, r.createdAt = datetime()
 """
 
-CREATE_GHOSTED = """
-CYPHER 25
-UNWIND $rows AS row
-MATCH (s:Item {tenantId: $tenant, id: row.sourceId})
+
+def _create_ghosted(rows: str) -> str:
+    return f"""UNWIND ${rows} AS row
+MATCH (s:Item {{tenantId: $tenant, id: row.sourceId}})
 """ + merge_ghost("g", "row.key") + """CREATE (s)-[r:$(row.type)]->(g)
 SET r = row.props, r.createdAt = datetime()
 """
+
+
+# New edges, each row {sourceId, type, key, targetId, props}: to its target, or to the ghost of its key.
+CREATE_RESOLVED = "CYPHER 25\n" + _create_resolved("rows")
+CREATE_GHOSTED = "CYPHER 25\n" + _create_ghosted("rows")
+# Both at once (`$resolved`, then `$ghosted`): one round trip where a save's links go to both.
+CREATE_RESOLVED_AND_GHOSTED = ("CYPHER 25\nCALL () {\n" + _create_resolved("resolved") + "}\nCALL () {\n"
+                               + _create_ghosted("ghosted") + "}\n")
 
 # Hard delete: inbound edges go back to ghosts of their key, so they re-bind if it comes back.
 UNBIND_INBOUND = """

@@ -7,11 +7,18 @@ graph/links.py (`drop_if_orphan`).
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 from neo4j import AsyncManagedTransaction
 
-from vaultgraph.graph.links import CREATE_GHOSTED, CREATE_RESOLVED, WriteCount, drop_if_orphan
+from vaultgraph.graph.links import (
+    CREATE_GHOSTED,
+    CREATE_RESOLVED,
+    CREATE_RESOLVED_AND_GHOSTED,
+    WriteCount,
+    drop_if_orphan,
+)
 
 # A write lock per (tenant, name) for the rest of the transaction: resolving a link by a name and binding the edges
 # that name a new item read what the other writes; two saves at once would each miss the other (a ghost left beside
@@ -55,8 +62,7 @@ RETURN row.sourceId AS id
 # document's `linkName`: text/resolve.py `key_name`) is the last segment of a key; which of them the key names,
 # and which wins, is ranked in Python (services/wikilink_sync.py). Items written earlier in the same transaction
 # are candidates too: links within a batch bind to each other.
-LINK_TARGETS = """
-UNWIND range(0, size($rows) - 1) AS i
+_LINK_TARGETS = """UNWIND range(0, size($rows) - 1) AS i
 WITH i, $rows[i] AS row
 CALL (row) {
   MATCH (t:Note {tenantId: $tenant, slugName: row.name}) WHERE t.ownerKey IN row.owners
@@ -65,29 +71,60 @@ CALL (row) {
   MATCH (t:Document {tenantId: $tenant, linkName: row.name}) WHERE t.ownerKey IN row.owners AND t.deletedAt IS NULL
   RETURN t
 }
-RETURN i, t.id AS id, t:Note AS isNote, coalesce(t.slug, t.path) AS path, t.ownerKey AS ownerKey, t.kind AS kind
 """
+_TARGET = {"i": "i", "id": "t.id", "isNote": "t:Note", "path": "coalesce(t.slug, t.path)", "ownerKey": "t.ownerKey",
+           "kind": "t.kind"}
 
-_SOURCE = """s.id AS sourceId, r.id AS linkId, r.key AS key, type(r) AS type, s:Note AS sourceIsNote,
-       coalesce(s.slug, s.path) AS sourcePath, s.ownerKey AS sourceOwner, coalesce(s.linkTeams, []) AS sourceTeams,
-       type(r) = 'WIKILINK' AND r.origin = 'wikilink' AS claimable"""
+
+def _columns(fields: dict[str, str]) -> str:
+    return ", ".join(f"{expression} AS {name}" for name, expression in fields.items())
+
+
+def _map(fields: dict[str, str]) -> str:
+    return "{" + ", ".join(f"{name}: {expression}" for name, expression in fields.items()) + "}"
+
+
+LINK_TARGETS = _LINK_TARGETS + "RETURN " + _columns(_TARGET) + "\n"
+
+_SOURCE = {"sourceId": "s.id", "linkId": "r.id", "key": "r.key", "type": "type(r)", "sourceIsNote": "s:Note",
+           "sourcePath": "coalesce(s.slug, s.path)", "sourceOwner": "s.ownerKey",
+           "sourceTeams": "coalesce(s.linkTeams, [])", "claimable": "type(r) = 'WIKILINK' AND r.origin = 'wikilink'"}
+
 
 # Incoming pass, what may move to the items being bound (decided in Python): edges to the ghosts of their names…
-GHOST_EDGES_NAMING = """
-UNWIND $names AS name
-MATCH (g:Ghost {tenantId: $tenant, name: name})<-[r]-(s:Item {tenantId: $tenant})
-RETURN """ + _SOURCE + "\n"
+def _ghost_edges(names: str) -> str:
+    return f"""UNWIND ${names} AS name
+MATCH (g:Ghost {{tenantId: $tenant, name: name}})<-[r]-(s:Item {{tenantId: $tenant}})
+"""
+
+
+GHOST_EDGES_NAMING = _ghost_edges("names") + "RETURN " + _columns(_SOURCE) + "\n"
+
 
 # …and edges bound to an item already under one of those names: fuzzy guesses (an exact name reclaims them) and
 # wikilinks (the ranking may prefer a new item). One pass over the tenant's edges for the whole batch.
-BOUND_EDGES_NAMING = """
-MATCH (s:Item {tenantId: $tenant})-[r]->(t:Item)
-WHERE last(split(r.key, '/')) IN $names
+def _bound_edges(names: str) -> str:
+    return f"""MATCH (s:Item {{tenantId: $tenant}})-[r]->(t:Item)
+WHERE last(split(r.key, '/')) IN ${names}
   AND (r.guessed = true OR (type(r) = 'WIKILINK' AND r.origin = 'wikilink' AND r.guessed IS NULL))
-RETURN """ + _SOURCE + """,
-       t.id AS targetId, t:Note AS targetIsNote, coalesce(t.slug, t.path) AS targetPath, t.ownerKey AS targetOwner,
-       coalesce(r.guessed, false) AS guessed
 """
+
+
+_BOUND = {**_SOURCE, "targetId": "t.id", "targetIsNote": "t:Note", "targetPath": "coalesce(t.slug, t.path)",
+          "targetOwner": "t.ownerKey", "guessed": "coalesce(r.guessed, false)"}
+
+# A save's lookups, one statement (one round trip) where they took two or three: the names' locks (LOCK_NAMES; the
+# count waits for every lock before anything is read), then under them the outgoing pass's candidates (`$rows`, as
+# LINK_TARGETS) and the incoming pass's edges naming `$bindNames` (as GHOST_EDGES_NAMING, and `_bound_edges`),
+# each as one list.
+_LOCKED = LOCK_NAMES + "WITH count(*) AS locked\n"
+_TARGETS = "CALL () {\n" + _LINK_TARGETS + "RETURN collect(" + _map(_TARGET) + ") AS targets\n}\n"
+_EDGES = ("CALL () {\n" + _ghost_edges("bindNames") + "RETURN collect(" + _map(_SOURCE) + ") AS ghosts\n}\n"
+          "CALL () {\n" + _bound_edges("bindNames") + "RETURN collect(" + _map(_BOUND) + ") AS bound\n}\n")
+LOCKED_TARGETS = _LOCKED + _TARGETS + "RETURN targets, [] AS ghosts, [] AS bound\n"
+LOCKED_TARGETS_AND_EDGES = _LOCKED + _TARGETS + _EDGES + "RETURN targets, ghosts, bound\n"
+LOCKED_EDGES = _LOCKED + _EDGES + "RETURN [] AS targets, ghosts, bound\n"
+EDGES_NAMING = _EDGES + "RETURN [] AS targets, ghosts, bound\n"
 
 # Each edge becomes the same edge to its new target (a reclaimed guess loses its confidence); a ghost left
 # without edges goes.
@@ -138,6 +175,39 @@ async def lock_names(tx: AsyncManagedTransaction, tenant: str, names: list[str])
         await (await tx.run(LOCK_NAMES, tenant=tenant, names=sorted(set(names)))).consume()
 
 
+@dataclass(frozen=True, slots=True)
+class Lookup:
+    """What a sync reads under its names' locks, as the statements that read each alone give it: link candidates
+    (LINK_TARGETS rows) and the edges naming the items it binds (GHOST_EDGES_NAMING, BOUND_EDGES_NAMING rows)."""
+
+    targets: list[dict[str, Any]] = field(default_factory=list)
+    ghosts: list[dict[str, Any]] = field(default_factory=list)
+    bound: list[dict[str, Any]] = field(default_factory=list)
+
+
+async def locked_lookup(
+    tx: AsyncManagedTransaction, tenant: str, names: list[str], rows: list[dict[str, Any]], bind_names: list[str]
+) -> Lookup:
+    """`lock_names(names)`, then under those locks `link_targets(rows)` and, with `bind_names`, the edges naming
+    them (`edges_naming`): one statement."""
+    if bind_names:
+        query = LOCKED_TARGETS_AND_EDGES if rows else LOCKED_EDGES
+    elif rows:
+        query = LOCKED_TARGETS
+    else:
+        await lock_names(tx, tenant, names)
+        return Lookup()
+    result = await tx.run(query, tenant=tenant, names=sorted(set(names)), rows=rows, bindNames=bind_names)
+    record = await result.single(strict=True)
+    return Lookup(record["targets"], record["ghosts"], record["bound"])
+
+
+async def edges_naming(tx: AsyncManagedTransaction, tenant: str, names: list[str]) -> Lookup:
+    """`ghost_edges_naming` and `bound_edges_naming` in one statement."""
+    record = await (await tx.run(EDGES_NAMING, tenant=tenant, bindNames=names)).single(strict=True)
+    return Lookup(ghosts=record["ghosts"], bound=record["bound"])
+
+
 async def link_targets(tx: AsyncManagedTransaction, tenant: str, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """`rows`: {name, owners}; each candidate says the index of its row as `i`."""
     result = await tx.run(LINK_TARGETS, tenant=tenant, rows=rows)
@@ -149,19 +219,16 @@ async def create_links(
     ghosted: list[dict[str, Any]],
 ) -> None:
     """Rows {sourceId, type, key, targetId, props}: to their target, or to the ghost of their key."""
-    if resolved:
+    if resolved and ghosted:
+        await writes.add(await tx.run(CREATE_RESOLVED_AND_GHOSTED, tenant=tenant, resolved=resolved, ghosted=ghosted))
+    elif resolved:
         await writes.add(await tx.run(CREATE_RESOLVED, tenant=tenant, rows=resolved))
-    if ghosted:
+    elif ghosted:
         await writes.add(await tx.run(CREATE_GHOSTED, tenant=tenant, rows=ghosted))
 
 
 async def ghost_edges_naming(tx: AsyncManagedTransaction, tenant: str, names: list[str]) -> list[dict[str, Any]]:
     result = await tx.run(GHOST_EDGES_NAMING, tenant=tenant, names=names)
-    return [dict(record) async for record in result]
-
-
-async def bound_edges_naming(tx: AsyncManagedTransaction, tenant: str, names: list[str]) -> list[dict[str, Any]]:
-    result = await tx.run(BOUND_EDGES_NAMING, tenant=tenant, names=names)
     return [dict(record) async for record in result]
 
 

@@ -124,11 +124,12 @@ def prepare_draft(index: int, principal: Principal, draft: NoteDraft, own_save: 
 
 
 async def save_batch_tx(
-    tx: AsyncManagedTransaction, principal: Principal, batch: list[PreparedDraft]
+    tx: AsyncManagedTransaction, principal: Principal, batch: list[PreparedDraft], pending: bool = False
 ) -> list[SaveResult | AppError]:
     """The outcomes of a prefix of `batch` (all of it unless a draft renames a note: a rename starts a batch,
     so links saved before it bind to the old name, as one by one). Slugs are claimed and released in draft
-    order, as one save after another would."""
+    order, as one save after another would. With `pending`, the new notes are created queued for the workers'
+    indexing (graph/note_index.py `mark_pending`)."""
     tenant = principal.tenant_id
     ids = sorted({item.draft.id for item in batch if item.draft.id})
     stored = await cypher.notes_by_ids(tx, tenant, ids) if ids else {}
@@ -196,7 +197,7 @@ async def save_batch_tx(
         notes.update(zip((p for p, _ in updates), await cypher.update_notes(tx, tenant, rows), strict=True))
     if creates:
         rows = [row for _, row in creates]
-        created = await cypher.create_notes(tx, tenant, principal.agent_id, rows)
+        created = await cypher.create_notes(tx, tenant, principal.agent_id, rows, pending)
         notes.update(zip((p for p, _ in creates), created, strict=True))
     existing_at = {position: existing for position, existing, _, _ in plans}
     jobs: list[tuple[int, bool, LinkJob]] = []
@@ -209,7 +210,7 @@ async def save_batch_tx(
         links = batch[position].parsed.all_links if body_changed or renamed else None
         # A new kind may make it a target it was not (a person, for a meeting's ATTENDED ghosts).
         binds = renamed or (existing is not None and existing.kind != note.kind)
-        jobs.append((position, body_changed, LinkJob(note, links, bind_own_refs=binds)))
+        jobs.append((position, body_changed, LinkJob(note, links, bind_own_refs=binds, new=existing is None)))
     syncs = await sync_wikilinks_many(tx, [job for _, _, job in jobs])
     for (position, body_changed, job), sync in zip(jobs, syncs, strict=True):
         assert isinstance(job.item, Note)

@@ -142,8 +142,9 @@ class NoteService(NoteReads):
     ) -> list[SaveResult | AppError]:
         """`save_batch_tx`, then, when its first draft renamed a note, the links to the old name follow it in the
         same transaction (a rename only ever comes first in a batch); then `after`, for a save of one; then, with
-        `defer`, the notes to index are queued for the workers."""
-        outcomes = await save_batch_tx(tx, principal, batch)
+        `defer`, the notes to index are queued for the workers (the new ones as they are created)."""
+        queue = defer and self.indexer is not None
+        outcomes = await save_batch_tx(tx, principal, batch, pending=queue)
         first = outcomes[0] if outcomes else None
         if isinstance(first, SaveResult) and first.renamed:
             rewritten = await follow_rename(tx, principal, first.note, batch[0].draft.rewrite_links,
@@ -152,8 +153,9 @@ class NoteService(NoteReads):
             outcomes[0] = replace(first, note=own, rewritten=rewritten)
         if after is not None and isinstance(outcomes[0], SaveResult):
             await after(tx, outcomes[0].note)
-        if defer and self.indexer is not None:
-            todo = sorted(_to_index(outcomes))
+        if queue:
+            queued = {outcome.note.id for outcome in outcomes if isinstance(outcome, SaveResult) and outcome.created}
+            todo = sorted(set(_to_index(outcomes)) - queued)
             if todo:
                 await note_index.mark_pending(tx, principal.tenant_id, todo)
         return outcomes

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import uuid
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -47,6 +47,7 @@ class LinkJob:
     item: Item
     links: Sequence[WikiLink] | None
     bind_own_refs: bool
+    new: bool = False  # created in this transaction: it has no edges yet, so none are read
 
 
 def item_key(item: Item) -> str:
@@ -198,18 +199,36 @@ async def resolve_refs_many(
     return [{key: target.id for key, target in found.items()} for found in await _resolve(tx, wants, edge_type)]
 
 
-async def _named(
-    tx: AsyncManagedTransaction, tenant: str, asks: Iterable[tuple[str, tuple[str, ...]]]
-) -> dict[tuple[str, tuple[str, ...]], list[_Target]]:
-    """The items each (name, owners) names: one statement for all of them, the same ask asked once."""
+Ask = tuple[str, tuple[str, ...]]  # a name and the owners a link may bind to
+
+
+def _ask_rows(asks: Iterable[Ask]) -> tuple[list[Ask], list[dict[str, Any]]]:
+    """The asks, each once, and the rows that ask them of LINK_TARGETS (a hit's `i` is its ask's index)."""
     unique = list(dict.fromkeys(asks))
-    hits: dict[int, list[_Target]] = {}
-    if unique:
-        rows = [{"name": name, "owners": list(owners)} for name, owners in unique]
-        for hit in await cypher.link_targets(tx, tenant, rows):
-            hits.setdefault(hit["i"], []).append(
-                _Target(hit["id"], hit["isNote"], hit["path"], hit["ownerKey"], hit["kind"]))
-    return {ask: hits.get(i, []) for i, ask in enumerate(unique)}
+    return unique, [{"name": name, "owners": list(owners)} for name, owners in unique]
+
+
+def _hits(unique: list[Ask], hits: Iterable[dict[str, Any]]) -> dict[Ask, list[_Target]]:
+    """The items each ask names, from LINK_TARGETS' rows."""
+    found: dict[int, list[_Target]] = {}
+    for hit in hits:
+        found.setdefault(hit["i"], []).append(_Target(hit["id"], hit["isNote"], hit["path"], hit["ownerKey"],
+                                                      hit["kind"]))
+    return {ask: found.get(i, []) for i, ask in enumerate(unique)}
+
+
+async def _named(tx: AsyncManagedTransaction, tenant: str, asks: Iterable[Ask]) -> dict[Ask, list[_Target]]:
+    """The items each (name, owners) names: one statement for all of them, the same ask asked once."""
+    unique, rows = _ask_rows(asks)
+    return _hits(unique, await cypher.link_targets(tx, tenant, rows) if rows else [])
+
+
+def _sources(wants: Sequence[tuple[Item, list[str]]]) -> list[tuple[_Source, list[str]]]:
+    return [(_as_source(item), keys) for item, keys in wants]
+
+
+def _asks(sources: list[tuple[_Source, list[str]]]) -> Iterator[Ask]:
+    return ((key_name(key), source.owners) for source, keys in sources for key in keys)
 
 
 async def _resolve(
@@ -218,11 +237,15 @@ async def _resolve(
     """For each (item, keys) of one tenant: key → the best-ranked item it names. One statement for the whole list."""
     if not wants:
         return []
-    sources = [(item, _as_source(item), keys) for item, keys in wants]
-    named = await _named(tx, wants[0][0].tenant_id,
-                         ((key_name(key), source.owners) for _, source, keys in sources for key in keys))
+    sources = _sources(wants)
+    return _choose(sources, await _named(tx, wants[0][0].tenant_id, _asks(sources)), edge_type)
+
+
+def _choose(sources: list[tuple[_Source, list[str]]], named: dict[Ask, list[_Target]],
+            edge_type: str = "WIKILINK") -> list[dict[str, _Target]]:
+    """`_resolve`'s answer from the items each ask names."""
     found: list[dict[str, _Target]] = []
-    for _, source, keys in sources:
+    for source, keys in sources:
         targets: dict[str, _Target] = {}
         for key in keys:
             best = _best(key, source, named[(key_name(key), source.owners)], edge_type)
@@ -248,22 +271,20 @@ async def rebind_ghosts(tx: AsyncManagedTransaction, tenant: str, names: list[st
         await cypher.move_edges(tx, WriteCount(), tenant, moves)
 
 
-async def _bindings(
-    tx: AsyncManagedTransaction, tenant: str, binders: list[Item], skip: set[str]
-) -> list[dict[str, Any]]:
+def _bindings(binders: list[Item], edges: cypher.Lookup, skip: set[str]) -> list[dict[str, Any]]:
     """The edges already in the graph (not those in `skip`) that move to the new or renamed `binders`: ghost edges
-    they name, fuzzy guesses an exact name reclaims, and wikilinks bound elsewhere when a binder ranks better."""
-    names = sorted({item_name(item) for item in binders})
+    they name, fuzzy guesses an exact name reclaims, and wikilinks bound elsewhere when a binder ranks better.
+    `edges`: the edges naming the binders (`cypher.edges_naming`)."""
     candidates = [_as_target(item) for item in binders]
     moves: list[dict[str, Any]] = []
-    for row in await cypher.ghost_edges_naming(tx, tenant, names):
+    for row in edges.ghosts:
         if row["linkId"] in skip:
             continue
         best = _best(row["key"], _source_of(row), candidates, row["type"])
         if best is not None:
             moves.append({"sourceId": row["sourceId"], "linkId": row["linkId"], "targetId": best.id,
                           "reclaim": False})
-    for row in await cypher.bound_edges_naming(tx, tenant, names):
+    for row in edges.bound:
         if row["linkId"] in skip:
             continue
         source = _source_of(row)
@@ -307,10 +328,15 @@ async def sync_wikilinks_many(tx: AsyncManagedTransaction, jobs: Sequence[LinkJo
     removed: Counter[str] = Counter()
     touched: Counter[str] = Counter()  # edges changed or moved, by the item they belong to or move to
     binders = [job.item for job in jobs if job.bind_own_refs]
+    bind_names = sorted({item_name(item) for item in binders})
+    edges: cypher.Lookup | None = None  # the edges naming the binders, once read
     created: set[str] = set()
     desired = {job.item.id: _desired(job.item, job.links) for job in jobs if job.links is not None}
     if desired:
-        stored = await cypher.wikilink_keys(tx, tenant, list(desired))
+        new = {job.item.id for job in jobs if job.new}
+        stored: dict[str, list[str]] = {id: [] for id in desired if id in new}
+        if len(stored) < len(desired):
+            stored.update(await cypher.wikilink_keys(tx, tenant, [id for id in desired if id not in new]))
         existing = {id: set(keys) for id, keys in stored.items()}
         for id, rows in desired.items():
             removed[id] = sum(1 for key in stored[id] if key not in rows)
@@ -326,12 +352,18 @@ async def sync_wikilinks_many(tx: AsyncManagedTransaction, jobs: Sequence[LinkJo
         wants = [(job.item, [key for key in desired[job.item.id] if key not in existing[job.item.id]])
                  for job in jobs if job.links is not None]
         wants = [want for want in wants if want[1]]
-        # Before anything is looked up by name: the names this sync resolves and those its new items bind.
-        await cypher.lock_names(tx, tenant, [key_name(key) for _, keys in wants for key in keys]
-                                + [item_name(item) for item in binders])
+        # Before anything is looked up by name: the names this sync resolves and those its new items bind. The
+        # edges naming the binders are read under those locks too, unless this sync removed some (then after): the
+        # edges it creates next are never moved (`created`), and those it updates keep their keys.
+        sources = _sources(wants)
+        unique, asked = _ask_rows(_asks(sources))
+        lookup = await cypher.locked_lookup(tx, tenant, [key_name(key) for _, keys in wants for key in keys]
+                                            + bind_names, asked, [] if stale else bind_names)
+        if binders and not stale:
+            edges = lookup
         resolved: list[dict[str, Any]] = []
         ghosted: list[dict[str, Any]] = []
-        for (item, new_keys), targets in zip(wants, await _resolve(tx, wants), strict=True):
+        for (item, new_keys), targets in zip(wants, _choose(sources, _hits(unique, lookup.targets)), strict=True):
             for key in new_keys:
                 target = targets.get(key)
                 props = {**desired[item.id][key], "id": f"lnk_{uuid.uuid4().hex}", "origin": "wikilink"}
@@ -342,9 +374,10 @@ async def sync_wikilinks_many(tx: AsyncManagedTransaction, jobs: Sequence[LinkJo
             added[item.id] = len(new_keys)
         await cypher.create_links(tx, writes, tenant, resolved, ghosted)
     if binders:
-        if not desired:
-            await cypher.lock_names(tx, tenant, [item_name(item) for item in binders])
-        moves = await _bindings(tx, tenant, binders, created)
+        if edges is None:
+            edges = (await cypher.edges_naming(tx, tenant, bind_names) if desired
+                     else await cypher.locked_lookup(tx, tenant, bind_names, [], bind_names))
+        moves = _bindings(binders, edges, created)
         if moves:
             await cypher.move_edges(tx, writes, tenant, moves)
             touched.update(move["targetId"] for move in moves)
