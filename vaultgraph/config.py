@@ -102,7 +102,11 @@ class Settings(BaseSettings):
     )
     chat_model: str = Field("gpt-4o-mini", description="Chat model for summaries and link classification.")
     embedding_model: str | None = Field(
-        None, description="Embedding model at the endpoint; unset uses the offline all-MiniLM-L6-v2."
+        None, description="Embedding model at the endpoint; unset uses the offline model (local_embedding_model)."
+    )
+    local_embedding_model: Literal["bge-small-en-v1.5", "all-MiniLM-L6-v2"] = Field(
+        "bge-small-en-v1.5", description="The offline embedding model, when no endpoint model is set (README: why "
+        "bge-small). Search ignores vectors another model stored until `vaultgraph reembed` makes them again.",
     )
     embedding_dimensions: int = Field(384, ge=8, le=4096, description="Dimensions of the embedding model.")
     model_timeout: float = Field(60.0, gt=0, description="Seconds before one model call times out.")

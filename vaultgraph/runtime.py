@@ -27,7 +27,7 @@ from vaultgraph.health import Neo4jMonitor
 from vaultgraph.interop.vault import VaultService
 from vaultgraph.metrics import MeasuredModels, Metrics
 from vaultgraph.models import ModelClient, ModelConfig, build_model_client
-from vaultgraph.models.local_embedding import default_tokenizer_path
+from vaultgraph.models.local_embedding import LocalEmbeddingConfig, default_tokenizer_path, offline_model
 from vaultgraph.models.rerank import HttpReranker, RerankConfig, Reranker
 from vaultgraph.schema.use_cases import Services
 from vaultgraph.services.auth import ApiKeyService
@@ -71,6 +71,7 @@ def model_config(settings: Settings) -> ModelConfig:
         base_url=settings.openai_base_url, api_key=settings.openai_api_key, chat_model=settings.chat_model,
         embedding_model=settings.embedding_model, embedding_dimensions=settings.embedding_dimensions,
         timeout_seconds=settings.model_timeout, max_retries=settings.model_max_retries,
+        local=LocalEmbeddingConfig(model=offline_model(settings.local_embedding_model)),
     )
 
 

@@ -130,7 +130,8 @@ async def test_graph_mode_brings_a_linked_item_with_its_path(
     battery = (await notes.save(principal, NoteDraft(title="Battery storage", body="Lithium cell chemistry."))).note
     inverter = (await notes.save(principal, NoteDraft(
         title="Solar inverter sizing", body="Size the inverter to the array; see [[Battery storage]]."))).note
-    source = (await notes.save(principal, NoteDraft(title="Roof survey", body="On [[Solar inverter sizing]]"))).note
+    source = (await notes.save(principal, NoteDraft(
+        title="Roof survey", body="Tiles, slope and shade measured on site. Next: [[Solar inverter sizing]]"))).note
     result = await _search(service, principal, "inverter sizing", mode=SearchMode.GRAPH, limit=1)
     assert _ids(result)[0] == inverter.id
     extras = {hit.item.id: hit for hit in result.hits[1:]}

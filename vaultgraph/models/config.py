@@ -5,13 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from vaultgraph.models.local_embedding import LOCAL_MODEL_NAME, LocalEmbeddingConfig
+from vaultgraph.models.local_embedding import OFFLINE_MODELS, LocalEmbeddingConfig
 
 # OpenAI's own endpoint, used when a key is configured without a base URL (what the openai client itself
 # does).
 OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1"
 # Names that mean "the offline model" when given as the embedding model.
-_LOCAL_ALIASES = frozenset({"", "local", LOCAL_MODEL_NAME.lower()})
+_LOCAL_ALIASES = frozenset({"", "local"} | {n.lower() for m in OFFLINE_MODELS.values() for n in (m.name, m.setting)})
 
 
 @dataclass(frozen=True)

@@ -314,11 +314,13 @@ class SearchService:
         model = VectorModel(self.embeddings.models.embedding_model_name, len(vector))
         (hits, floor) = await asyncio.gather(
             deepen(lambda n: self.graph.read(cypher.vector_hits, vector, model, n, where), want),
-            self._floor(vector, where.tenant),
+            self.similarity_floor(vector, where.tenant),
         )
         return hits, None, floor, vector
 
-    async def _floor(self, vector: list[float], tenant: str) -> float | None:
+    async def similarity_floor(self, vector: list[float], tenant: str) -> float | None:
+        """The cosine below which a neighbour of `vector` among the tenant's items is no more alike than unrelated
+        text is (services/similarity_floor.py); None when the setting is off or the sample cannot be embedded."""
         if not self.config.similarity_floor:
             return None
         try:

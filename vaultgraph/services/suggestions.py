@@ -1,9 +1,9 @@
 """Link suggestions: embeddings proposing edges instead of pretending to be the graph.
 
 For a note: the notes most similar to it (its own stored vector against the vector index, its chunks' hits rolled
-up to their notes) that it is not linked to either way, each with the cosine similarity and the passage of the
-other note that matched best. Computed on every call and never stored; `accept` is what writes a real edge,
-with `origin: user`.
+up to their notes) that it is not linked to either way and that are above the note's similarity floor (as for the
+vector channel of search), each with the cosine similarity and the passage of the other note that matched best.
+Computed on every call and never stored; `accept` is what writes a real edge, with `origin: user`.
 """
 
 from __future__ import annotations
@@ -27,8 +27,6 @@ from vaultgraph.text.lucene import query_terms
 from vaultgraph.text.snippets import make_snippet
 
 MAX_SUGGESTIONS = 50
-# Below this cosine the offline model's neighbours are mostly noise; a suggestion should be worth a look.
-SUGGESTION_FLOOR = 0.3
 DEFAULT_ACCEPT_TYPE = "RELATED"
 
 
@@ -63,7 +61,10 @@ class SuggestionService:
         where = HitFilter(tenant=principal.tenant_id, owner_keys=principal.visible_owner_keys(), labels=["Note"],
                           exclude=[note.id, *sorted(linked)])
         hits = await deepen(lambda n: self.graph.read(cypher.vector_hits, vector, model, n, where), limit)
-        hits = [hit for hit in hits if hit.raw >= SUGGESTION_FLOOR]
+        # A suggestion must be worth a look: more like the note than unrelated text is, by the same floor as the
+        # vector channel of search (no cosine constant: each model has its own range).
+        floor = await self.search.similarity_floor(vector, principal.tenant_id)
+        hits = [hit for hit in hits if floor is None or hit.raw > floor]
         items = await self.graph.read(item_cypher.items_by_ids, principal.tenant_id, [h.item_id for h in hits])
         terms = query_terms(note.title)
         return [

