@@ -94,7 +94,7 @@ async def _pending(graph: Graph, tenant: str) -> dict[str, tuple[bool, bool]]:
     return await graph.read(read)
 
 
-async def test_a_deferred_new_note_with_links_is_five_statements(
+async def test_a_deferred_new_note_with_links_is_four_statements(
     notes: NoteService, recording: RecordingGraph, principal: Principal, queued: list[tuple[str, int]]
 ) -> None:
     await notes.save(principal, NoteDraft(title="Known", body="Here."), defer=True)
@@ -103,11 +103,10 @@ async def test_a_deferred_new_note_with_links_is_five_statements(
 
     saved = await notes.save(principal, NoteDraft(title="Newcomer", body="See [[Known]] and [[Nobody]]."), defer=True)
 
-    # The slug check, the note (queued as it is created), the names' locks with what is read under them, both new
-    # edges, and the ghost edge naming it moved to it; then the commit.
+    # The slug check, the note (queued as it is created), the names' locks with what is read under them, and the
+    # writes: both new edges, then the ghost edge naming it moved to it; then the commit.
     assert recording.statements == [note_cypher.SLUG_HOLDERS, note_cypher.CREATE_NOTES,
-                                    wikilinks.LOCKED_TARGETS_AND_EDGES, link_cypher.CREATE_RESOLVED_AND_GHOSTED,
-                                    wikilinks.MOVE_EDGES]
+                                    wikilinks.LOCKED_TARGETS_AND_EDGES, wikilinks.WRITE_EDGES]
     assert (saved.created, saved.note.indexed, saved.sync.added) == (True, False, 2)
     assert await _edges(recording, principal.tenant_id) == {
         ("Earlier", "newcomer", "Newcomer"), ("Newcomer", "known", "Known"), ("Newcomer", "nobody", "ghost:nobody")}

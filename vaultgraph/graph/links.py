@@ -57,7 +57,8 @@ def merge_ghost(ghost: str, key: str) -> str:
             f"ON CREATE SET {ghost}.name = last(split({key}, '/'))\n")
 
 
-def _create_resolved(rows: str) -> str:
+def create_resolved(rows: str) -> str:
+    """Cypher creating the edges of the rows in `$<rows>` to their targets (see CREATE_RESOLVED)."""
     return f"""UNWIND ${rows} AS row
 MATCH (s:Item {{tenantId: $tenant, id: row.sourceId}}), (t:Item {{tenantId: $tenant, id: row.targetId}})
 CREATE (s)-[r:$(row.type)]->(t)
@@ -65,7 +66,8 @@ SET r = row.props, r.createdAt = datetime()
 """
 
 
-def _create_ghosted(rows: str) -> str:
+def create_ghosted(rows: str) -> str:
+    """Cypher creating the edges of the rows in `$<rows>` to the ghosts of their keys (see CREATE_GHOSTED)."""
     return f"""UNWIND ${rows} AS row
 MATCH (s:Item {{tenantId: $tenant, id: row.sourceId}})
 """ + merge_ghost("g", "row.key") + """CREATE (s)-[r:$(row.type)]->(g)
@@ -74,11 +76,8 @@ SET r = row.props, r.createdAt = datetime()
 
 
 # New edges, each row {sourceId, type, key, targetId, props}: to its target, or to the ghost of its key.
-CREATE_RESOLVED = "CYPHER 25\n" + _create_resolved("rows")
-CREATE_GHOSTED = "CYPHER 25\n" + _create_ghosted("rows")
-# Both at once (`$resolved`, then `$ghosted`): one round trip where a save's links go to both.
-CREATE_RESOLVED_AND_GHOSTED = ("CYPHER 25\nCALL () {\n" + _create_resolved("resolved") + "}\nCALL () {\n"
-                               + _create_ghosted("ghosted") + "}\n")
+CREATE_RESOLVED = "CYPHER 25\n" + create_resolved("rows")
+CREATE_GHOSTED = "CYPHER 25\n" + create_ghosted("rows")
 
 # Hard delete: inbound edges go back to ghosts of their key, so they re-bind if it comes back.
 UNBIND_INBOUND = """

@@ -15,8 +15,9 @@ from neo4j import AsyncManagedTransaction
 from vaultgraph.graph.links import (
     CREATE_GHOSTED,
     CREATE_RESOLVED,
-    CREATE_RESOLVED_AND_GHOSTED,
     WriteCount,
+    create_ghosted,
+    create_resolved,
     drop_if_orphan,
 )
 
@@ -128,9 +129,7 @@ EDGES_NAMING = _EDGES + "RETURN [] AS targets, ghosts, bound\n"
 
 # Each edge becomes the same edge to its new target (a reclaimed guess loses its confidence); a ghost left
 # without edges goes.
-MOVE_EDGES = """
-CYPHER 25
-UNWIND $moves AS m
+_MOVE_EDGES = """UNWIND $moves AS m
 MATCH (s:Item {tenantId: $tenant, id: m.sourceId})-[r]->(old)
 WHERE r.id = m.linkId
 MATCH (n:Item {tenantId: $tenant, id: m.targetId})
@@ -142,6 +141,13 @@ CALL (s, r, n, m) {
 DELETE r
 WITH DISTINCT old WHERE old:Ghost
 """ + drop_if_orphan("old")
+MOVE_EDGES = "CYPHER 25\n" + _MOVE_EDGES
+
+# A sync's writes after its lookups, one statement where they took up to three: the new edges (`$resolved`, then
+# `$ghosted`, as CREATE_RESOLVED and CREATE_GHOSTED) and then the moves (`$moves`, as MOVE_EDGES); an empty list
+# writes nothing. The moves never name a new edge (services/wikilink_sync.py `_bindings` skips those).
+WRITE_EDGES = ("CYPHER 25\nCALL () {\n" + create_resolved("resolved") + "}\nCALL () {\n" + create_ghosted("ghosted")
+               + "}\nCALL () {\n" + _MOVE_EDGES + "}\n")
 
 
 async def wikilink_keys(tx: AsyncManagedTransaction, tenant: str, ids: list[str]) -> dict[str, list[str]]:
@@ -219,12 +225,22 @@ async def create_links(
     ghosted: list[dict[str, Any]],
 ) -> None:
     """Rows {sourceId, type, key, targetId, props}: to their target, or to the ghost of their key."""
-    if resolved and ghosted:
-        await writes.add(await tx.run(CREATE_RESOLVED_AND_GHOSTED, tenant=tenant, resolved=resolved, ghosted=ghosted))
-    elif resolved:
+    await write_edges(tx, writes, tenant, resolved, ghosted, [])
+
+
+async def write_edges(
+    tx: AsyncManagedTransaction, writes: WriteCount, tenant: str, resolved: list[dict[str, Any]],
+    ghosted: list[dict[str, Any]], moves: list[dict[str, Any]],
+) -> None:
+    """`create_links(resolved, ghosted)`, then `move_edges(moves)`: one statement, or none when all are empty."""
+    if resolved and not ghosted and not moves:
         await writes.add(await tx.run(CREATE_RESOLVED, tenant=tenant, rows=resolved))
-    elif ghosted:
+    elif ghosted and not resolved and not moves:
         await writes.add(await tx.run(CREATE_GHOSTED, tenant=tenant, rows=ghosted))
+    elif moves and not resolved and not ghosted:
+        await move_edges(tx, writes, tenant, moves)
+    elif resolved or ghosted or moves:
+        await writes.add(await tx.run(WRITE_EDGES, tenant=tenant, resolved=resolved, ghosted=ghosted, moves=moves))
 
 
 async def ghost_edges_naming(tx: AsyncManagedTransaction, tenant: str, names: list[str]) -> list[dict[str, Any]]:

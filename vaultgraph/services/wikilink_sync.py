@@ -372,11 +372,13 @@ async def sync_wikilinks_many(tx: AsyncManagedTransaction, jobs: Sequence[LinkJo
                          "targetId": target.id if target else None, "props": props}
                 (resolved if target else ghosted).append(entry)
             added[item.id] = len(new_keys)
-        await cypher.create_links(tx, writes, tenant, resolved, ghosted)
-    if binders:
-        if edges is None:
-            edges = (await cypher.edges_naming(tx, tenant, bind_names) if desired
-                     else await cypher.locked_lookup(tx, tenant, bind_names, [], bind_names))
+        # Read before the new edges, the moves go with them, after them (they never move a new one).
+        moves = _bindings(binders, edges, created) if edges is not None else []
+        await cypher.write_edges(tx, writes, tenant, resolved, ghosted, moves)
+        touched.update(move["targetId"] for move in moves)
+    if binders and edges is None:
+        edges = (await cypher.edges_naming(tx, tenant, bind_names) if desired
+                 else await cypher.locked_lookup(tx, tenant, bind_names, [], bind_names))
         moves = _bindings(binders, edges, created)
         if moves:
             await cypher.move_edges(tx, writes, tenant, moves)
