@@ -11,11 +11,12 @@ import pytest
 from neo4j import AsyncManagedTransaction
 
 from vaultgraph.domain import Note, Principal
+from vaultgraph.errors import Conflict
 from vaultgraph.graph import links as link_cypher
 from vaultgraph.graph import note_index, wikilinks
 from vaultgraph.graph import notes as note_cypher
 from vaultgraph.graph.session import Graph
-from vaultgraph.services.notes import NoteDraft, NoteService
+from vaultgraph.services.notes import NoteDraft, NoteService, SaveResult
 
 pytestmark = pytest.mark.graph
 
@@ -94,7 +95,7 @@ async def _pending(graph: Graph, tenant: str) -> dict[str, tuple[bool, bool]]:
     return await graph.read(read)
 
 
-async def test_a_deferred_new_note_with_links_is_four_statements(
+async def test_a_deferred_new_note_with_links_is_three_statements(
     notes: NoteService, recording: RecordingGraph, principal: Principal, queued: list[tuple[str, int]]
 ) -> None:
     await notes.save(principal, NoteDraft(title="Known", body="Here."), defer=True)
@@ -103,10 +104,10 @@ async def test_a_deferred_new_note_with_links_is_four_statements(
 
     saved = await notes.save(principal, NoteDraft(title="Newcomer", body="See [[Known]] and [[Nobody]]."), defer=True)
 
-    # The slug check, the note (queued as it is created), the names' locks with what is read under them, and the
-    # writes: both new edges, then the ghost edge naming it moved to it; then the commit.
-    assert recording.statements == [note_cypher.SLUG_HOLDERS, note_cypher.CREATE_NOTES,
-                                    wikilinks.LOCKED_TARGETS_AND_EDGES, wikilinks.WRITE_EDGES]
+    # The note unless its slug is taken (queued as it is created), the names' locks with what is read under them,
+    # and the writes: both new edges, then the ghost edge naming it moved to it; then the commit.
+    assert recording.statements == [note_cypher.CREATE_UNHELD_NOTES, wikilinks.LOCKED_TARGETS_AND_EDGES,
+                                    wikilinks.WRITE_EDGES]
     assert (saved.created, saved.note.indexed, saved.sync.added) == (True, False, 2)
     assert await _edges(recording, principal.tenant_id) == {
         ("Earlier", "newcomer", "Newcomer"), ("Newcomer", "known", "Known"), ("Newcomer", "nobody", "ghost:nobody")}
@@ -123,8 +124,7 @@ async def test_a_new_note_without_links_that_a_ghost_names_locks_and_reads_in_on
 
     await notes.save(principal, NoteDraft(title="Quiet", body="No links."))
 
-    assert recording.statements == [note_cypher.SLUG_HOLDERS, note_cypher.CREATE_NOTES, wikilinks.LOCKED_EDGES,
-                                    wikilinks.MOVE_EDGES]
+    assert recording.statements == [note_cypher.CREATE_UNHELD_NOTES, wikilinks.LOCKED_EDGES, wikilinks.MOVE_EDGES]
     assert await _edges(recording, principal.tenant_id) == {("Earlier", "quiet", "Quiet")}
     assert await _pending(recording, principal.tenant_id) == {"Earlier": (False, False), "Quiet": (False, False)}
 
@@ -166,3 +166,26 @@ async def test_an_edit_that_adds_a_link_looks_up_its_target_under_the_lock(
     assert await _edges(recording, principal.tenant_id) == {("Editing", "target", "Target")}
     assert await _pending(recording, principal.tenant_id) == {"Target": (False, False), "Editing": (True, False)}
     assert target.id != note.id
+
+
+async def test_new_notes_whose_slug_is_taken_conflict_with_its_holder_in_one_statement(
+    notes: NoteService, recording: RecordingGraph, principal: Principal
+) -> None:
+    taken = (await notes.save(principal, NoteDraft(title="Taken", body="Stored."))).note
+    recording.statements.clear()
+
+    outcomes = await notes.save_many(principal, [
+        NoteDraft(title="Taken", body="Again."), NoteDraft(title="Fresh", body="First."),
+        NoteDraft(title="Fresh", body="Second."), NoteDraft(title="Taken", slug="elsewhere/taken", body="Free.")])
+
+    assert recording.statements[0] == note_cypher.CREATE_UNHELD_NOTES
+    assert note_cypher.SLUG_HOLDERS not in recording.statements
+    first_taken, fresh, second_fresh, elsewhere = outcomes
+    assert isinstance(fresh, SaveResult) and isinstance(elsewhere, SaveResult)
+    assert isinstance(first_taken, Conflict) and isinstance(second_fresh, Conflict)
+    assert first_taken.message == f"the slug 'taken' belongs to the note 'Taken' ({taken.id})"
+    assert first_taken.details == {"id": taken.id, "slug": "taken"}
+    assert second_fresh.message == f"the slug 'fresh' belongs to the note 'Fresh' ({fresh.note.id})"
+    assert second_fresh.details == {"id": fresh.note.id, "slug": "fresh"}
+    assert (fresh.note.body, elsewhere.note.slug) == ("First.", "elsewhere/taken")
+    assert set(await _pending(recording, principal.tenant_id)) == {"Taken", "Fresh"}

@@ -41,16 +41,28 @@ RETURN n.ownerKey AS ownerKey, n.slug AS slug, n.id AS id, n.title AS title
 
 # Rows come back in the order they went in; `i` says which. With `$pending` the notes are created as
 # graph/note_index.py MARK_PENDING leaves a note (`indexed` is false on a new note anyway): one statement fewer.
-CREATE_NOTES = """
+_ROWS = """
 UNWIND range(0, size($rows) - 1) AS i
 WITH i, $rows[i] AS row
-CREATE (n:Item:Note {id: row.id, tenantId: $tenant, scope: row.scope, agentId: row.agentId, teamId: row.teamId,
-                     ownerKey: row.ownerKey, createdByAgentId: $createdBy, indexed: false,
+"""
+_CREATE_NOTE = """CREATE (n:Item:Note {id: row.id, tenantId: $tenant, scope: row.scope, agentId: row.agentId,
+                     teamId: row.teamId, ownerKey: row.ownerKey, createdByAgentId: $createdBy, indexed: false,
                      createdAt: datetime(), updatedAt: datetime()})
 SET n += row.props
 SET """ + set_search_text("n") + """
 FOREACH (_ IN CASE WHEN $pending THEN [1] ELSE [] END | SET n:IndexPending)
-RETURN i, """ + _NOTE
+"""
+CREATE_NOTES = _ROWS + _CREATE_NOTE + "RETURN i, " + _NOTE
+
+# SLUG_HOLDERS and CREATE_NOTES in one statement, for rows whose (ownerKey, slug) differ: a row whose slug a note
+# holds comes back with that note's id and title and no note; the others, with the note created.
+CREATE_UNHELD_NOTES = _ROWS + """\
+OPTIONAL MATCH (h:Note {tenantId: $tenant, ownerKey: row.ownerKey, slug: row.props.slug})
+OPTIONAL CALL (row, h) {
+WITH * WHERE h IS NULL
+""" + _CREATE_NOTE + """RETURN n
+}
+RETURN i, h.id AS holderId, h.title AS holderTitle, """ + _NOTE
 
 UPDATE_NOTES = """
 UNWIND range(0, size($rows) - 1) AS i
@@ -174,6 +186,21 @@ async def create_notes(
     workers' indexing (`:IndexPending`)."""
     result = await tx.run(CREATE_NOTES, tenant=tenant, createdBy=created_by, rows=rows, pending=pending)
     return _in_order([(record["i"], note_from_node(record["n"])) async for record in result], len(rows))
+
+
+async def create_unheld_notes(
+    tx: AsyncManagedTransaction, tenant: str, created_by: str | None, rows: list[dict[str, Any]],
+    pending: bool = False,
+) -> list[Note | tuple[str, str]]:
+    """`create_notes` of the rows whose slug no note holds (rows of distinct (ownerKey, slug)); for each row, in
+    order, its note, or the (id, title) of the note holding its slug."""
+    result = await tx.run(CREATE_UNHELD_NOTES, tenant=tenant, createdBy=created_by, rows=rows, pending=pending)
+    answers: list[tuple[int, Note | tuple[str, str]]] = [
+        (record["i"], (record["holderId"], record["holderTitle"]) if record["holderId"] is not None
+         else note_from_node(record["n"])) async for record in result]
+    if len(answers) != len(rows):
+        raise RuntimeError(f"expected {len(rows)} rows back, got {len(answers)}")
+    return [answer for _, answer in sorted(answers, key=lambda pair: pair[0])]
 
 
 async def update_notes(tx: AsyncManagedTransaction, tenant: str, rows: list[dict[str, Any]]) -> list[Note]:

@@ -123,6 +123,9 @@ def prepare_draft(index: int, principal: Principal, draft: NoteDraft, own_save: 
     return PreparedDraft(index, draft, props, parsed, owner)
 
 
+Plan = tuple[int, Note | None, Owner, str]  # a draft's position, its stored note (None: new), owner and id
+
+
 async def save_batch_tx(
     tx: AsyncManagedTransaction, principal: Principal, batch: list[PreparedDraft], pending: bool = False
 ) -> list[SaveResult | AppError]:
@@ -134,7 +137,7 @@ async def save_batch_tx(
     ids = sorted({item.draft.id for item in batch if item.draft.id})
     stored = await cypher.notes_by_ids(tx, tenant, ids) if ids else {}
     outcomes: list[SaveResult | AppError | None] = []
-    plans: list[tuple[int, Note | None, Owner, str]] = []  # position, stored note, owner, id
+    plans: list[Plan] = []
     for position, item in enumerate(batch):
         draft = item.draft
         existing = stored.get(draft.id) if draft.id else None
@@ -153,6 +156,73 @@ async def save_batch_tx(
             owner = existing.owner if existing else item.owner
             assert owner is not None  # set by _prepare for new notes, taken from the stored note otherwise
             plans.append((position, existing, owner, existing.id if existing else f"note_{uuid.uuid4().hex}"))
+    if plans and all(existing is None for _, existing, _, _ in plans):
+        notes = await _create_new(tx, principal, batch, plans, pending, outcomes)
+    else:
+        notes = await _write_plans(tx, principal, batch, plans, pending, outcomes)
+    existing_at = {position: existing for position, existing, _, _ in plans}
+    jobs: list[tuple[int, bool, LinkJob]] = []
+    for position in sorted(notes):
+        note, existing = notes[position], existing_at[position]
+        body_changed = existing is None or existing.body_sha256 != note.body_sha256
+        renamed = existing is None or existing.slug != note.slug
+        # A rename re-keys the note's own links even with the body unchanged: `[[#Heading]]` and `./` links
+        # are keyed by its slug.
+        links = batch[position].parsed.all_links if body_changed or renamed else None
+        # A new kind may make it a target it was not (a person, for a meeting's ATTENDED ghosts).
+        binds = renamed or (existing is not None and existing.kind != note.kind)
+        jobs.append((position, body_changed, LinkJob(note, links, bind_own_refs=binds, new=existing is None)))
+    syncs = await sync_wikilinks_many(tx, [job for _, _, job in jobs])
+    for (position, body_changed, job), sync in zip(jobs, syncs, strict=True):
+        assert isinstance(job.item, Note)
+        existing = existing_at[position]
+        outcomes[position] = SaveResult(note=job.item, created=existing is None, body_changed=body_changed,
+                                        sync=sync, renamed=existing is not None and existing.slug != job.item.slug)
+    return [outcome for outcome in outcomes if outcome is not None]
+
+
+def _slug_taken(slug: str, holder: tuple[str, str]) -> Conflict:
+    return Conflict(f"the slug {slug!r} belongs to the note {holder[1]!r} ({holder[0]})", id=holder[0], slug=slug)
+
+
+def _create_row(note_id: str, owner: Owner, props: dict[str, Any]) -> dict[str, Any]:
+    return {"id": note_id, "scope": owner.scope.value, "agentId": owner.agent_id, "teamId": owner.team_id,
+            "ownerKey": owner.key, "props": {"pinned": False, "kind": "note", **props}}
+
+
+async def _create_new(
+    tx: AsyncManagedTransaction, principal: Principal, batch: list[PreparedDraft], plans: list[Plan],
+    pending: bool, outcomes: list[SaveResult | AppError | None],
+) -> dict[int, Note]:
+    """`_write_plans` for plans that are all new notes, in one statement where it takes two (the slugs' holders,
+    then the notes): the first draft of each (owner, slug) is created unless a stored note holds that slug; a
+    later one conflicts with whichever holds it then, as `_write_plans` decides."""
+    first: dict[tuple[str, str], int] = {}  # (owner, slug) -> its row
+    rows: list[dict[str, Any]] = []
+    for position, _, owner, note_id in plans:
+        props = batch[position].props
+        if (owner.key, props["slug"]) not in first:
+            first[(owner.key, props["slug"])] = len(rows)
+            rows.append(_create_row(note_id, owner, props))
+    answers = await cypher.create_unheld_notes(tx, principal.tenant_id, principal.agent_id, rows, pending)
+    notes: dict[int, Note] = {}
+    for position, _, owner, note_id in plans:
+        slug = batch[position].props["slug"]
+        answer = answers[first[(owner.key, slug)]]
+        if isinstance(answer, Note) and answer.id == note_id:
+            notes[position] = answer
+        else:
+            outcomes[position] = _slug_taken(slug, (answer.id, answer.title) if isinstance(answer, Note) else answer)
+    return notes
+
+
+async def _write_plans(
+    tx: AsyncManagedTransaction, principal: Principal, batch: list[PreparedDraft], plans: list[Plan],
+    pending: bool, outcomes: list[SaveResult | AppError | None],
+) -> dict[int, Note]:
+    """The notes of the plans that keep their slug or take a free one, by position; the others' outcomes are
+    CONFLICT. Slugs are claimed and released in plan order."""
+    tenant = principal.tenant_id
     keys = sorted({(owner.key, batch[position].props["slug"]) for position, _, owner, _ in plans})
     holders = await cypher.slug_holders(tx, tenant, keys) if keys else {}
     creates: list[tuple[int, dict[str, Any]]] = []
@@ -162,9 +232,7 @@ async def save_batch_tx(
         key = (owner.key, props["slug"])
         holder = holders.get(key)
         if holder is not None and holder[0] != note_id:
-            outcomes[position] = Conflict(
-                f"the slug {props['slug']!r} belongs to the note {holder[1]!r} ({holder[0]})",
-                id=holder[0], slug=props["slug"])
+            outcomes[position] = _slug_taken(props["slug"], holder)
             continue
         if existing is not None and existing.slug != props["slug"] and holders.get(
                 (owner.key, existing.slug), ("",))[0] == note_id:
@@ -176,9 +244,7 @@ async def save_batch_tx(
             # export names it by its new title, in its slug's folders (interop/names.py).
             props = {**props, "vaultPath": None}
         if existing is None:
-            creates.append((position, {"id": note_id, "scope": owner.scope.value, "agentId": owner.agent_id,
-                                       "teamId": owner.team_id, "ownerKey": owner.key,
-                                       "props": {"pinned": False, "kind": "note", **props}}))
+            creates.append((position, _create_row(note_id, owner, props)))
         elif existing.body_sha256 == props["bodySha256"]:
             # Unchanged body: refresh metadata only; no re-link, no re-index.
             meta = {k: v for k, v in props.items() if k not in ("body", "bodySha256", "tags", "frontmatter")}
@@ -199,22 +265,4 @@ async def save_batch_tx(
         rows = [row for _, row in creates]
         created = await cypher.create_notes(tx, tenant, principal.agent_id, rows, pending)
         notes.update(zip((p for p, _ in creates), created, strict=True))
-    existing_at = {position: existing for position, existing, _, _ in plans}
-    jobs: list[tuple[int, bool, LinkJob]] = []
-    for position in sorted(notes):
-        note, existing = notes[position], existing_at[position]
-        body_changed = existing is None or existing.body_sha256 != note.body_sha256
-        renamed = existing is None or existing.slug != note.slug
-        # A rename re-keys the note's own links even with the body unchanged: `[[#Heading]]` and `./` links
-        # are keyed by its slug.
-        links = batch[position].parsed.all_links if body_changed or renamed else None
-        # A new kind may make it a target it was not (a person, for a meeting's ATTENDED ghosts).
-        binds = renamed or (existing is not None and existing.kind != note.kind)
-        jobs.append((position, body_changed, LinkJob(note, links, bind_own_refs=binds, new=existing is None)))
-    syncs = await sync_wikilinks_many(tx, [job for _, _, job in jobs])
-    for (position, body_changed, job), sync in zip(jobs, syncs, strict=True):
-        assert isinstance(job.item, Note)
-        existing = existing_at[position]
-        outcomes[position] = SaveResult(note=job.item, created=existing is None, body_changed=body_changed,
-                                        sync=sync, renamed=existing is not None and existing.slug != job.item.slug)
-    return [outcome for outcome in outcomes if outcome is not None]
+    return notes
