@@ -54,7 +54,7 @@ DATASET = REPO.parent / "shared" / "datasets" / "scifact"
 MODES = {  # name → (mode, fusion)
     "keyword": ("KEYWORD", None),
     "vector": ("VECTOR", None),
-    "hybrid (weighted 0.4/0.6)": ("HYBRID", "WEIGHTED"),
+    "hybrid (weighted)": ("HYBRID", "WEIGHTED"),  # the settings' weights, printed in the first line
     "hybrid (RRF k=60)": ("HYBRID", "RRF"),
 }
 PUBLISHED = ("published BM25 (BEIR paper) 0.665; measured on this split with bm25s and MiniLM: BM25 0.686, "
@@ -211,7 +211,8 @@ async def run(args: argparse.Namespace) -> None:
     rerank = (f"reranked by {base.rerank_model} at {base.rerank_url}, top {base.rerank_candidates}"
               if base.rerank_url else "no reranking")
     print(f"SciFact test split: {len(ids)} of {len(data.corpus)} abstracts, {len(data.qrels)} claims; "
-          f"model: {model}; {rerank}; tenant {tenant}", flush=True)
+          f"model: {model}; weighted fusion {base.search_keyword_weight}/{base.search_vector_weight}; {rerank}; "
+          f"tenant {tenant}", flush=True)
     async with serve(settings) as (client, services):
         have = (await client.data(COUNT))["notes"]["totalCount"]
         if have >= len(ids) and not args.resume:
