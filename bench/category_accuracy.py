@@ -6,7 +6,7 @@ documents) and category_heldout.json (40, written after the first was measured, 
     .venv/bin/python bench/category_accuracy.py --data bench/data/category_set.json       # one set
 
 Every document goes through the real pipeline (document service, worker pool, Neo4j), once per way:
-- offline: no chat model, the offline all-MiniLM-L6-v2 embedder; the category is the zero-shot pick of
+- offline: no chat model, the offline embedder (VAULTGRAPH_LOCAL_EMBEDDING_MODEL); the category is the zero-shot pick of
   vaultgraph/workers/offline_category.py from the document's own vector;
 - offline, old rule: the rule the pipeline used before it (the best cosine of the document's vector to one
   "id: description" text per category, Others below 0.2), applied to the same documents' vectors, recomputed from
@@ -43,7 +43,8 @@ from vaultgraph.domain import Document, Principal  # noqa: E402
 from vaultgraph.events.bus import DocumentStageChanged, InProcessBus  # noqa: E402
 from vaultgraph.graph.migrations import apply_migrations  # noqa: E402
 from vaultgraph.graph.session import Graph  # noqa: E402
-from vaultgraph.models import LocalModelClient, ModelClient, ModelConfig, OpenAIModelClient  # noqa: E402
+from vaultgraph.models import LocalEmbedder, LocalModelClient, ModelClient, ModelConfig, OpenAIModelClient  # noqa: E402
+from vaultgraph.runtime import model_config  # noqa: E402
 from vaultgraph.services.documents import DocumentDraft, DocumentService  # noqa: E402
 from vaultgraph.services.taxonomy import DEFAULT_TAXONOMY, FALLBACK  # noqa: E402
 from vaultgraph.text.slugify import slugify  # noqa: E402
@@ -134,7 +135,7 @@ async def run(uri: str, sets: list[Path], misses: bool) -> None:
 
 
 async def run_set(uri: str, labelled: list[Labelled], misses: bool) -> None:
-    offline = LocalModelClient()
+    offline = LocalModelClient(LocalEmbedder(model_config(Settings()).local))  # the settings' offline model
     await offline.warm_up()
     enriched = await enrich(uri, offline, labelled)
     report("offline (embedding zero-shot)", labelled, [d.category for d in enriched], misses)

@@ -32,8 +32,9 @@ from vaultgraph.domain import EnrichmentStage, Principal  # noqa: E402
 from vaultgraph.events.bus import DocumentStageChanged, InProcessBus  # noqa: E402
 from vaultgraph.graph.migrations import apply_migrations  # noqa: E402
 from vaultgraph.graph.session import Graph  # noqa: E402
-from vaultgraph.models import LocalModelClient, ModelClient, ModelConfig, OpenAIModelClient  # noqa: E402
+from vaultgraph.models import LocalEmbedder, LocalModelClient, ModelClient, ModelConfig, OpenAIModelClient  # noqa: E402
 from vaultgraph.neo4j_local import server as local_neo4j  # noqa: E402
+from vaultgraph.runtime import model_config  # noqa: E402
 from vaultgraph.services.documents import DocumentDraft, DocumentService  # noqa: E402
 from vaultgraph.workers.pool import build_worker_pool  # noqa: E402
 from vaultgraph.workspace import Workspace  # noqa: E402
@@ -83,7 +84,7 @@ async def run(args: argparse.Namespace, uri: str, model_server: OpenAICompatible
         models = OpenAIModelClient(ModelConfig(base_url=model_server.base_url, api_key="bench", chat_model="c",
                                                embedding_model="e", embedding_dimensions=384))
     else:
-        models = LocalModelClient()
+        models = LocalModelClient(LocalEmbedder(model_config(settings).local))  # the settings' offline model
         await models.warm_up()
     tenant = f"bench{uuid.uuid4().hex[:10]}"
     principal = Principal(tenant_id=tenant, sees_all_scopes=True)
