@@ -100,3 +100,14 @@ def test_snippet_matches_are_the_rule_applied_word_by_word(text: str, picks: lis
     words = re.findall(r"\w+", text) or ["absent"]
     terms = query_terms(" ".join(words[pick % len(words)] for pick in picks))
     assert _matches(text, terms) == _word_by_word(text, terms)
+
+
+def test_a_long_lived_query_s_word_memo_stays_bounded_and_right() -> None:
+    from vaultgraph.text.snippets import _Terms
+
+    terms = _Terms(("graph",))
+    text = " ".join(f"graph{i}" for i in range(_Terms.MEMO_WORDS + 500))  # every word starts like the term
+    matches = terms.word_matches(text)
+    assert len(matches) == _Terms.MEMO_WORDS + 500  # each still decided (a longer word with the term's stem)
+    assert len(terms.memo) <= _Terms.MEMO_WORDS
+    assert terms.word_matches("a graph and graphs") == [(2, 7, "graph"), (12, 18, "graph")]

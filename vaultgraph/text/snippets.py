@@ -54,7 +54,9 @@ class _Terms:
     (bench/README.md, search at depth). So only the words that may match are looked at, and each distinct word is
     decided once for all the texts of the query."""
 
-    MEMO_WORDS = 50_000  # a bound for a long-lived query, far above a page's vocabulary
+    # Only words that start like a term are decided, so a query meets a few hundred; the bound keeps the 64 cached
+    # queries (`_terms`) to a few MB however long they live (50,000 allowed a few hundred MB in the worst case).
+    MEMO_WORDS = 4_096
 
     def __init__(self, terms: tuple[str, ...]) -> None:
         self.stems = [(t, _stem(t)) for t in terms if not _CJK.search(t) and t not in STOP_WORDS]
