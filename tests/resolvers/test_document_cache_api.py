@@ -30,3 +30,18 @@ async def test_an_invalid_document_is_refused_every_time_with_its_own_error(serv
         assert body["data"] is None
         assert "nope" in body["errors"][0]["message"]
     assert (await server.data("{ notes(first: 5) { totalCount } }"))["notes"]["totalCount"] == 0
+
+
+async def test_the_size_rule_judges_each_request_by_its_own_variables_whichever_came_first(
+    server: RunningServer,
+) -> None:
+    # The limits' rule classes are kept per variable key (schema/extensions/cost.py): a variable given, absent (its
+    # default counts) or of another type must each be judged as itself, in any order.
+    defaulted = "query($n: Int = 500) { notes(first: $n) { totalCount } }"
+    for _ in range(2):
+        assert (await server.data(defaulted, {"n": 5}))["notes"]["totalCount"] == 0
+        refused = await server.graphql(defaulted, {})
+        assert refused["data"] is None
+        assert refused["errors"][0]["extensions"]["code"] == "INVALID_INPUT", refused
+        typed = await server.graphql(defaulted, {"n": "five"})
+        assert typed["data"] is None and "five" in typed["errors"][0]["message"], typed

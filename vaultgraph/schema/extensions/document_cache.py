@@ -13,24 +13,14 @@ refusal still carries its own errors. Each schema holds its own cache (its limit
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterator
-from typing import Any
 
 from graphql import DocumentNode
 from strawberry.extensions import SchemaExtension
 
 from vaultgraph.lru import Lru
-from vaultgraph.schema.extensions.sizes import as_integer
+from vaultgraph.schema.extensions.sizes import variables_key
 
 DEFAULT_MAXSIZE = 256  # distinct query texts kept; bounded so unique texts cannot grow memory without limit
-
-
-def _variables_key(variables: dict[str, Any] | None) -> tuple[tuple[str, Any], ...]:
-    """Each variable's integer value (an integral float is the integer it coerces to), else its type's name."""
-    def key(value: Any) -> Any:
-        integer = as_integer(value)
-        return type(value).__name__ if integer is None else integer
-
-    return tuple(sorted((name, key(value)) for name, value in (variables or {}).items()))
 
 
 class DocumentCache(SchemaExtension):
@@ -52,7 +42,7 @@ class DocumentCache(SchemaExtension):
 
     def on_validate(self) -> Iterator[None]:
         context = self.execution_context
-        key = (context.query, _variables_key(context.variables))
+        key = (context.query, variables_key(context.variables))
         hit = context.query is not None and self.validated.get(key) is not None
         if hit and context.pre_execution_errors is None:
             context.pre_execution_errors = []  # strawberry validates only while this is None

@@ -7,7 +7,7 @@ answers `extensions.code: LIMIT_EXCEEDED` (introspection off: `FORBIDDEN`; a siz
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,7 +30,8 @@ from strawberry.extensions import (
 
 from vaultgraph.config import Settings
 from vaultgraph.errors import LimitExceeded
-from vaultgraph.schema.extensions.cost import CostLimit, expanded_size
+from vaultgraph.lru import Lru
+from vaultgraph.schema.extensions.cost import RULE_SETS, CostLimit, expanded_size
 from vaultgraph.schema.extensions.input_text import UnicodeVariables
 from vaultgraph.schema.extensions.sizes import Sizes
 from vaultgraph.services.pagination import DEFAULT_PAGE_SIZE
@@ -151,11 +152,12 @@ def limit_extensions(limits: Limits) -> list[ExtensionFactory]:
     shape_rules: list[type[ASTValidationRule]] = [NonEmptySelections,
                    *_with_code(QueryDepthLimiter(max_depth=limits.max_depth), LIMIT_EXCEEDED, budget),
                    *_with_code(MaxAliasesLimiter(max_alias_count=limits.max_aliases), LIMIT_EXCEEDED, budget)]
+    rule_sets: Lru[Hashable, list[type[ASTValidationRule]]] = Lru(RULE_SETS)  # the cost rules, per variable key
     factories: list[ExtensionFactory] = [
         UnicodeVariables,  # first: before the validation cache (schema/extensions/input_text.py)
         lambda: TokenLimit(max_token_count=limits.max_tokens),
         lambda: AddValidationRules(shape_rules),
-        lambda: CostLimit(limits.max_cost, limits.default_page_size, sizes),
+        lambda: CostLimit(limits.max_cost, limits.default_page_size, sizes, rule_sets),
     ]
     if not limits.introspection:
         introspection_rules: list[type[ASTValidationRule]] = [coded(NoSchemaIntrospectionCustomRule, "FORBIDDEN")]

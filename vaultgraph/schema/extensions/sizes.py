@@ -116,6 +116,16 @@ def as_integer(value: Any) -> int | None:
     return None
 
 
+def variables_key(variables: Mapping[str, Any] | None) -> tuple[tuple[str, Any], ...]:
+    """What the size and cost rules read of an operation's variables: each variable's integer value (an integral
+    float is the integer it coerces to), else its type's name. Two operations with the same key are judged alike."""
+    def key(value: Any) -> Any:
+        integer = as_integer(value)
+        return type(value).__name__ if integer is None else integer
+
+    return tuple(sorted((name, key(value)) for name, value in (variables or {}).items()))
+
+
 def literal_values(value: ValueNode, given: Mapping[str, Any], defaults: Mapping[str, list[int]]) -> list[int]:
     """The integers an argument may take in this request: its literal, its variable's value, or (the variable
     not given) the default of each operation declaring it."""
