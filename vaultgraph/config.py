@@ -106,7 +106,7 @@ class Settings(BaseSettings):
     )
     local_embedding_model: Literal["bge-small-en-v1.5", "all-MiniLM-L6-v2"] = Field(
         "bge-small-en-v1.5", description="The offline embedding model, when no endpoint model is set (README: why "
-        "bge-small). Search ignores vectors another model stored until `vaultgraph reembed` makes them again.",
+        "bge-small). Vectors another model stored are made again by the workers or `vaultgraph reembed`.",
     )
     embedding_dimensions: int = Field(384, ge=8, le=4096, description="Dimensions of the embedding model.")
     model_timeout: float = Field(60.0, gt=0, description="Seconds before one model call times out.")

@@ -216,18 +216,19 @@ def build_runtime(settings: Settings, uri: str | None = None, *, workers: bool |
     bus = build_event_bus(settings.redis_url, settings.event_queue_size, bus_tenants)
     reranker = build_reranker(settings)
     services = build_services(settings, graph, models, bus, reranker)
+    reembedder = Reembedder(graph, models, chunking_policy(settings))
     pool = None
     if settings.enrichment_workers if workers is None else workers:
         pool = build_worker_pool(settings, graph, Workspace(settings.workspace_dir), models, bus,
                                  chunk_indexer=Indexer(graph, models, chunking_policy(settings)),
-                                 note_hook=services.notes.indexer)
+                                 note_hook=services.notes.indexer, reembedder=reembedder)
     watch = None
     if settings.workspace_watch if watcher is None else watcher:
         watch = WorkspaceWatcher(services.workspace_sync, settings.workspace_dir, settings.workspace_watch_debounce_ms)
     return Runtime(settings=settings, uri=uri, graph=graph,
                    monitor=Neo4jMonitor(graph, uri, settings.embedding_dimensions), models=models, bus=bus,
                    services=services, keys=ApiKeyService(graph, settings.api_key_cache_seconds), workers=pool,
-                   watcher=watch, reembedder=Reembedder(graph, models, chunking_policy(settings)),
+                   watcher=watch, reembedder=reembedder,
                    metrics=_read_by(metrics, graph, pool), reranker=reranker)
 
 

@@ -98,16 +98,22 @@ async def _seed(settings: Settings, tenant: str) -> str:
     return str(short["note"]["id"])
 
 
+async def _seeded_with_model_a(settings: Settings, embedder: OpenAICompatibleServer, graph: Graph, tenant: str
+                               ) -> tuple[Settings, str, list[tuple[str, str, int]]]:
+    """The seed embedded with model A, every kind of vector present; returns model B's settings, the short note's
+    id and the vectors as they stand."""
+    short_id = await _seed(with_model(settings, embedder, "test-embed-a"), tenant)
+    before = await _vectors(graph, tenant)
+    assert {kind for kind, _, _ in before} == {"note", "document", "chunk", "topic"}, before
+    assert {(model, dims) for _, model, dims in before} == {("test-embed-a", 384)}
+    return with_model(settings, embedder, "test-embed-b"), short_id, before
+
+
 async def test_a_changed_model_is_detected_ignored_by_search_and_reembed_converges(
     settings: Settings, embedder: OpenAICompatibleServer, graph: Graph, tenant: str,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    model_a = with_model(settings, embedder, "test-embed-a")
-    model_b = with_model(settings, embedder, "test-embed-b")
-    short_id = await _seed(model_a, tenant)
-    before = await _vectors(graph, tenant)
-    assert {kind for kind, _, _ in before} == {"note", "document", "chunk", "topic"}, before
-    assert {(model, dims) for _, model, dims in before} == {("test-embed-a", 384)}
+    model_b, short_id, before = await _seeded_with_model_a(settings, embedder, graph, tenant)
 
     # Model B configured: a process that starts warns (one sharded to this tenant, as the suite's servers are:
     # the shared Neo4j holds other tests' vectors of other models), and the vector channel ignores model A's.
@@ -152,6 +158,22 @@ async def test_a_changed_model_is_detected_ignored_by_search_and_reembed_converg
     assert await asyncio.to_thread(cli.main, ["reembed", "--tenant", tenant, "--json"], model_b) == 0
     again = json.loads(capsys.readouterr().out)
     assert again["reembedded"] == {} and again["left"] == 0
+
+
+async def test_a_server_with_workers_re_embeds_every_kind_in_the_background_without_the_command(
+    settings: Settings, embedder: OpenAICompatibleServer, graph: Graph, tenant: str,
+) -> None:
+    # An upgrade that changes the model (the offline default did, 2026-12-06): nobody runs `reembed`, and the
+    # enrichment workers' re-embedding lane heals notes, chunks and topics as well as documents.
+    model_b, short_id, before = await _seeded_with_model_a(settings, embedder, graph, tenant)
+    async with run_shared_server(model_b, tenant) as shared:
+        server = shared.for_tenant(tenant)
+        deadline = time.monotonic() + 60
+        while (after := await _vectors(graph, tenant)) != [(k, "test-embed-b", 384) for k, _, _ in before]:
+            assert time.monotonic() < deadline, f"not every vector re-embedded in 60 s: {after}"
+            await asyncio.sleep(0.2)
+        hits = (await server.data(SEARCH, {"q": "starter flour and water"}))["search"]
+        assert hits and hits[0]["item"]["id"] == short_id and hits[0]["vectorScore"] is not None
 
 
 # Nodes of the tenant that still carry a vector label of this dimension (the label puts a node in that index).

@@ -3,8 +3,9 @@
 Search ignores such vectors from the moment the model changes (graph/vectors.py's `from_model`), so until they are
 re-embedded those items are found by keywords only. `Reembedder.run` takes them a batch at a time (one embedding
 call and one write transaction per batch), so a run that stops (Ctrl-C, the model away) loses at most one batch and
-the next run carries on with what is still stale. `vaultgraph reembed` runs it; a starting process logs
-`check_models`'s warning when there is work for it.
+the next run carries on with what is still stale. `vaultgraph reembed` runs it, and the enrichment workers' re-embedding
+lane (workers/reembed.py) takes the same `step` in the background; a starting process logs `check_models`'s warning
+when there is work for it.
 """
 
 from __future__ import annotations
@@ -36,6 +37,13 @@ class ReembedReport:
     skipped: int = 0  # changed while being re-embedded (re-indexed by their own save) or gone
     left: dict[tuple[str, str], int] = field(default_factory=dict)  # (kind, old model) -> still stale at the end
     error: str | None = None  # why the run stopped early (the model failed)
+
+
+@dataclass
+class ReembedStep:
+    read: int = 0  # stale vectors read (0: none left to read), those of the kinds left alone included
+    reembedded: Counter[str] = field(default_factory=Counter)  # replaced, by kind
+    error: str | None = None  # the model failed: nothing was written
 
 
 Progress = Callable[[int, int, str], None]
@@ -73,39 +81,54 @@ class Reembedder:
     async def run(self, tenants: list[str] | None = None, batch: int = DEFAULT_BATCH,
                   progress: Progress | None = None) -> ReembedReport:
         """Re-embed every stale vector (of these tenants, or all); progress(done, total, counts) after each batch."""
-        model = self.model
-        report = ReembedReport(model)
+        report = ReembedReport(self.model)
         total = sum((await self.pending(tenants)).values())
         skip: list[str] = []
         done = 0
         while True:
-            rows = await self.graph.read(cypher.stale, model, tenants, skip, batch)
-            if not rows:
+            step = await self.step(tenants, skip, batch)
+            if step.error is not None:
+                report.error = step.error
+                log.warning("re-embedding stopped", error=step.error[:300], done=done)
                 break
-            texts = [_text(row) for row in rows]
-            try:
-                vectors = await self.models.embed(texts)
-            except Exception as exc:  # the model is away: stop here, the next run goes on from what is left
-                report.error = getattr(exc, "message", None) or f"{exc.__class__.__name__}: {exc}"
-                log.warning("re-embedding stopped", error=report.error[:300], done=done)
+            if not step.read:
                 break
-            by_kind: dict[str, list[dict[str, Any]]] = {}
-            for row, text, vector in zip(rows, texts, vectors, strict=True):
-                by_kind.setdefault(row["kind"], []).append(
-                    {"tenant": row["tenant"], "id": row["id"], "was": row["was"], "hash": self._hash(row, text),
-                     "embedding": vector})
-            replaced = await self.graph.write(self._replace, model, by_kind)
-            for kind, kind_rows in by_kind.items():
-                took = [r for r in kind_rows if r["id"] in replaced[kind]]
-                report.reembedded[kind] += len(took)
-                skip += [r["id"] for r in kind_rows if r["id"] not in replaced[kind]]
+            report.reembedded.update(step.reembedded)
             report.skipped = len(skip)
-            done += len(rows)
+            done += step.read
             total = max(total, done)
             if progress is not None:
                 progress(done, total, ", ".join(f"{n} {kind}s" for kind, n in sorted(report.reembedded.items())))
         report.left = await self.pending(tenants)
         return report
+
+    async def step(self, tenants: list[str] | None, skip: list[str], batch: int,
+                   leave: frozenset[str] = frozenset()) -> ReembedStep:
+        """One batch: up to `batch` stale vectors read, embedded in one call and replaced in one transaction. What
+        could not be replaced (changed meanwhile: its own save re-indexed it) and the kinds in `leave` go into `skip`,
+        so the next step reads further."""
+        model = self.model
+        read = await self.graph.read(cypher.stale, model, tenants, skip, batch)
+        skip += [row["id"] for row in read if row["kind"] in leave]
+        rows = [row for row in read if row["kind"] not in leave]
+        if not rows:
+            return ReembedStep(read=len(read))
+        texts = [_text(row) for row in rows]
+        try:
+            vectors = await self.models.embed(texts)
+        except Exception as exc:  # the model is away: stop here, the next run goes on from what is left
+            return ReembedStep(error=getattr(exc, "message", None) or f"{exc.__class__.__name__}: {exc}")
+        by_kind: dict[str, list[dict[str, Any]]] = {}
+        for row, text, vector in zip(rows, texts, vectors, strict=True):
+            by_kind.setdefault(row["kind"], []).append(
+                {"tenant": row["tenant"], "id": row["id"], "was": row["was"], "hash": self._hash(row, text),
+                 "embedding": vector})
+        replaced = await self.graph.write(self._replace, model, by_kind)
+        step = ReembedStep(read=len(read))
+        for kind, kind_rows in by_kind.items():
+            step.reembedded[kind] += sum(1 for r in kind_rows if r["id"] in replaced[kind])
+            skip += [r["id"] for r in kind_rows if r["id"] not in replaced[kind]]
+        return step
 
     @staticmethod
     async def _replace(tx: Any, model: VectorModel, by_kind: dict[str, list[dict[str, Any]]]) -> dict[str, set[str]]:
@@ -122,8 +145,9 @@ async def check_models(reembedder: Reembedder, tenants: list[str] | None = None)
     pending = await reembedder.pending(tenants, cap=CHECK_CAP)
     count = sum(pending.values())
     if count:
-        log.warning("stored vectors from another embedding model: search ignores them until `vaultgraph reembed` "
-                    "re-embeds them", count=f"{count}+" if count >= CHECK_CAP else count,
+        log.warning("stored vectors from another embedding model: search ignores them until they are re-embedded "
+                    "(by the enrichment workers in the background, or at once by `vaultgraph reembed`)",
+                    count=f"{count}+" if count >= CHECK_CAP else count,
                     current=f"{reembedder.model.name}/{reembedder.model.dimensions}",
                     previous=sorted({name for _, name in pending}))
     return count

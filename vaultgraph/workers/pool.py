@@ -28,6 +28,7 @@ from vaultgraph.graph import enrichment_claims as claim_cypher
 from vaultgraph.graph import enrichment_stages as stage_cypher
 from vaultgraph.graph.session import Graph
 from vaultgraph.models import ModelClient
+from vaultgraph.services.vectors import Reembedder
 from vaultgraph.workers.fair_queue import Batch, FairQueue
 from vaultgraph.workers.jobs import Job, Outcome, active
 from vaultgraph.workers.note_index import NoteHook, NoteIndexLane, NoteLaneConfig
@@ -65,9 +66,10 @@ class PoolConfig:
 
 def build_worker_pool(settings: Settings, graph: Graph, workspace: Workspace, models: ModelClient, bus: EventBus,
                       chunk_indexer: ChunkIndexer | None = None, tenants: frozenset[str] | None = None,
-                      note_hook: NoteHook | None = None) -> WorkerPool:
+                      note_hook: NoteHook | None = None, reembedder: Reembedder | None = None) -> WorkerPool:
     """The pool the settings describe. Builds objects only; `start()` (the lifespan's job) starts tasks.
-    `note_hook` (the save pipeline's indexer) lets it index the notes saves deferred."""
+    `note_hook` (the save pipeline's indexer) lets it index the notes saves deferred; `reembedder` lets its
+    re-embedding lane replace notes', chunks' and topics' vectors of another model too, not only documents'."""
     pipeline = Pipeline(graph, workspace, models, bus, PipelineConfig(
         worker_id=new_worker_id(), lease_seconds=settings.enrichment_lease_seconds,
         max_bytes=settings.enrichment_max_bytes,
@@ -79,7 +81,7 @@ def build_worker_pool(settings: Settings, graph: Graph, workspace: Workspace, mo
         sweep_seconds=settings.enrichment_sweep_seconds,
         tenants=tenants if tenants is not None else _tenants(settings.enrichment_tenants),
     )
-    return WorkerPool(graph, bus, pipeline, config, note_hook)
+    return WorkerPool(graph, bus, pipeline, config, note_hook, reembedder)
 
 
 def _tenants(names: list[str] | None) -> frozenset[str] | None:
@@ -102,7 +104,7 @@ class _Held:
 
 class WorkerPool:
     def __init__(self, graph: Graph, bus: EventBus, pipeline: Pipeline, config: PoolConfig,
-                 note_hook: NoteHook | None = None) -> None:
+                 note_hook: NoteHook | None = None, reembedder: Reembedder | None = None) -> None:
         self.graph = graph
         self.bus = bus
         self.pipeline = pipeline
@@ -125,7 +127,7 @@ class WorkerPool:
         self.reembedding = ReembedLane(graph, pipeline.models, ReembedConfig(
             worker_id=self.worker_id, batch_size=config.batch_size, lease_seconds=config.lease_seconds,
             sweep_seconds=config.sweep_seconds,
-        ), self._slots, lambda: self.config.tenants, lambda: bool(self.queue))
+        ), self._slots, lambda: self.config.tenants, lambda: bool(self.queue), reembedder)
 
     def _serves(self, tenant_id: str) -> bool:
         return self.config.tenants is None or tenant_id in self.config.tenants
