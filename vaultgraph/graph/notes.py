@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 from neo4j import AsyncManagedTransaction
 
@@ -198,9 +198,7 @@ async def create_unheld_notes(
     answers: list[tuple[int, Note | tuple[str, str]]] = [
         (record["i"], (record["holderId"], record["holderTitle"]) if record["holderId"] is not None
          else note_from_node(record["n"])) async for record in result]
-    if len(answers) != len(rows):
-        raise RuntimeError(f"expected {len(rows)} rows back, got {len(answers)}")
-    return [answer for _, answer in sorted(answers, key=lambda pair: pair[0])]
+    return _in_order(answers, len(rows))
 
 
 async def update_notes(tx: AsyncManagedTransaction, tenant: str, rows: list[dict[str, Any]]) -> list[Note]:
@@ -209,10 +207,13 @@ async def update_notes(tx: AsyncManagedTransaction, tenant: str, rows: list[dict
     return _in_order([(record["i"], note_from_node(record["n"])) async for record in result], len(rows))
 
 
-def _in_order(numbered: list[tuple[int, Note]], expected: int) -> list[Note]:
+Row = TypeVar("Row")
+
+
+def _in_order(numbered: list[tuple[int, Row]], expected: int) -> list[Row]:
     if len(numbered) != expected:
-        raise RuntimeError(f"expected {expected} notes back, got {len(numbered)}")
-    return [note for _, note in sorted(numbered, key=lambda pair: pair[0])]
+        raise RuntimeError(f"expected {expected} rows back, got {len(numbered)}")
+    return [row for _, row in sorted(numbered, key=lambda pair: pair[0])]
 
 
 async def notes_by_slugs(
