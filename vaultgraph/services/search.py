@@ -71,6 +71,9 @@ GRAPH_HOP_DECAY = 0.5  # an item reached by a link scores half the hit that led 
 RERANK_DOCUMENT_CHARS = 2000  # of title + passage sent per candidate: cross-encoders read ~512 tokens at most
 
 
+QueryVector = tuple[list[float], VectorModel]  # a query's vector and the model that made it
+
+
 @dataclass(frozen=True, slots=True)
 class SearchConfig:
     fusion: FusionMethod = FusionMethod.WEIGHTED
@@ -236,16 +239,15 @@ class SearchService:
         method = request.fusion or self.config.fusion
         use_keyword = request.mode is not SearchMode.VECTOR
         use_vector = request.mode is not SearchMode.KEYWORD
-        (keyword, fallback), (vector, skipped, floor, query_vector) = await asyncio.gather(
+        (keyword, fallback), (vector, skipped, floor, query) = await asyncio.gather(
             self._keyword(terms, where, want) if use_keyword else _nothing(False),
             self._vector(request.query.strip(), where, want, required=request.mode is SearchMode.VECTOR)
             if use_vector else _no_vector(),
         )
         vector = above_floor(vector, floor, {hit.item_id for hit in keyword})
         fusing = vector
-        if self.config.vector_completion and query_vector is not None and keyword:
-            model = VectorModel(self.embeddings.models.embedding_model_name, len(query_vector))
-            fusing = await completed(self.graph, where.tenant, query_vector, model, keyword, vector)
+        if self.config.vector_completion and query is not None and keyword:
+            fusing = await completed(self.graph, where.tenant, *query, keyword, vector)
         fused = fuse(keyword, fusing, method, self.config.keyword_weight, self.config.vector_weight,
                      normalisation=self.config.normalisation, vector_floor=floor)
         fused = await self._merge_rules(principal, fused)
@@ -300,10 +302,10 @@ class SearchService:
 
     async def _vector(
         self, query: str, where: HitFilter, want: int, required: bool
-    ) -> tuple[list[ChannelHit], str | None, float | None, list[float] | None]:
+    ) -> tuple[list[ChannelHit], str | None, float | None, QueryVector | None]:
         """The vector channel: its hits, why it was skipped (the embedding model failed; UNAVAILABLE instead when
         it is the only channel), the query's similarity floor (None when it could not be computed), and the query's
-        vector (None when skipped)."""
+        vector with the model that made it (None when skipped)."""
         try:
             vector = await self.embeddings.embed(query)
         except AppError as exc:
@@ -316,7 +318,7 @@ class SearchService:
             deepen(lambda n: self.graph.read(cypher.vector_hits, vector, model, n, where), want),
             self.similarity_floor(vector, where.tenant),
         )
-        return hits, None, floor, vector
+        return hits, None, floor, (vector, model)
 
     async def similarity_floor(self, vector: list[float], tenant: str) -> float | None:
         """The cosine below which a neighbour of `vector` among the tenant's items is no more alike than unrelated
@@ -371,5 +373,5 @@ async def _nothing(note: T) -> tuple[list[ChannelHit], T]:
     return [], note
 
 
-async def _no_vector() -> tuple[list[ChannelHit], str | None, float | None, list[float] | None]:
+async def _no_vector() -> tuple[list[ChannelHit], str | None, float | None, QueryVector | None]:
     return [], None, None, None
