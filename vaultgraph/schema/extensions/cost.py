@@ -184,13 +184,13 @@ class CostLimit(AddValidationRules):
     request's CPU, paid even when the validation cache skips validation. `rule_sets` is shared by a schema's
     operations."""
 
-    def __init__(self, max_cost: int, default_page_size: int, sizes: Sizes | None = None,
-                 rule_sets: Lru[Hashable, list[type[ASTValidationRule]]] | None = None) -> None:
+    def __init__(self, max_cost: int, default_page_size: int, sizes: Sizes | None,
+                 rule_sets: Lru[Hashable, list[type[ASTValidationRule]]]) -> None:
         super().__init__([])
         self.max_cost = max_cost
         self.default_page_size = default_page_size
         self.sizes = sizes
-        self.rule_sets = rule_sets if rule_sets is not None else Lru(RULE_SETS)
+        self.rule_sets = rule_sets
 
     def on_operation(self) -> Iterator[None]:
         variables = self.execution_context.variables
