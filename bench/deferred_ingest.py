@@ -33,7 +33,9 @@ from bench import ingest
 from bench.client import GraphQLClient
 from bench.generate import generate
 from bench.processes import LOG_DIR, vaultgraph_server
+from vaultgraph.config import Settings
 from vaultgraph.models.local_embedding import LocalEmbedder
+from vaultgraph.runtime import model_config
 
 SAVE_MANY = """mutation($inputs: [NoteInput!]!) { saveNotes(inputs: $inputs, deferIndexing: true) { saved failed } }"""
 IMPORT = "mutation($path: String!) { importVault(path: $path) { created indexPending } }"
@@ -117,7 +119,7 @@ async def main(args: argparse.Namespace) -> None:
     try:
         with vaultgraph_server(args.neo4j_uri, env, log=log) as (url, _):
             # The model alone, in this process, the server idle: its own batched throughput over the same texts.
-            embedder = LocalEmbedder()
+            embedder = LocalEmbedder(model_config(Settings()).local)  # the offline model the server runs
             await embedder.warm_up()
             started = time.perf_counter()
             await embedder.embed(texts)
