@@ -40,7 +40,8 @@ from vaultgraph.runtime import model_config
 SAVE_MANY = """mutation($inputs: [NoteInput!]!) { saveNotes(inputs: $inputs, deferIndexing: true) { saved failed } }"""
 IMPORT = "mutation($path: String!) { importVault(path: $path) { created indexPending } }"
 PENDING = "{ enrichmentProgress { notesPending notesIndexed } }"
-SEARCH = "query($q: String!) { search(query: $q, mode: HYBRID, limit: 10) { score vectorAvailable } }"
+SEARCH = """query($q: String!, $mode: SearchMode!) {
+  search(query: $q, mode: $mode, limit: 10) { score vectorAvailable } }"""
 WORDS = ("river", "ledger", "signal", "harbor", "lantern", "meadow", "archive", "bridge", "compass", "orchard",
          "furnace", "summit", "canvas", "method", "budget", "review", "planning", "garden", "engine", "tides")
 
@@ -72,15 +73,18 @@ def _query(n: int) -> str:
     return f"{WORDS[n % len(WORDS)]} {WORDS[(n * 7 + 3) % len(WORDS)]} {WORDS[(n * 11 + 5) % len(WORDS)]} {n}"
 
 
-async def _search_p50(client: GraphQLClient, start: int, count: int, until: asyncio.Event | None = None) -> list[float]:
-    """Latencies of `count` hybrid searches with fresh texts, one at a time (stopping early once `until` is set)."""
-    samples = []
+async def _search_p50(client: GraphQLClient, start: int, count: int, until: asyncio.Event | None = None,
+                      modes: tuple[str, ...] = ("HYBRID",)) -> dict[str, list[float]]:
+    """Latencies of `count` searches per mode with fresh texts, one at a time, the modes taking turns (stopping
+    early once `until` is set)."""
+    samples: dict[str, list[float]] = {mode: [] for mode in modes}
     for n in range(start, start + count):
-        if until is not None and until.is_set():
-            break
-        sent = time.perf_counter()
-        await client.execute(SEARCH, {"q": _query(n)})
-        samples.append(time.perf_counter() - sent)
+        for mode in modes:
+            if until is not None and until.is_set():
+                return samples
+            sent = time.perf_counter()
+            await client.execute(SEARCH, {"q": _query(n), "mode": mode})
+            samples[mode].append(time.perf_counter() - sent)
     return samples
 
 
@@ -112,9 +116,11 @@ async def main(args: argparse.Namespace) -> None:
     dataset = generate(f"dv-{run}", args.notes, args.seed)
     files = ingest.write_vault(dataset, vault)
     texts = [f"{n.title}\n\n{n.body.strip()}" for n in dataset.notes]  # what indexing embeds for a short note
-    env = {"VAULTGRAPH_ENRICHMENT_WORKERS": "true", "VAULTGRAPH_VAULT_DIRS": f'["{work}"]'}
+    env = {"VAULTGRAPH_ENRICHMENT_WORKERS": "true", "VAULTGRAPH_VAULT_DIRS": f'["{work}"]',
+           "VAULTGRAPH_ENRICHMENT_GIVE_WAY_SECONDS": str(args.give_way)}
     lines = _Lines()
-    lines.append(f"run {run}: {files} notes, {len(dataset.links):,} links")
+    lines.append(f"run {run}: {files} notes, {len(dataset.links):,} links; background steps give way to requests "
+                 f"for up to {args.give_way:g} s")
     log = LOG_DIR / "deferred-ingest-server.log"
     try:
         with vaultgraph_server(args.neo4j_uri, env, log=log) as (url, _):
@@ -124,7 +130,8 @@ async def main(args: argparse.Namespace) -> None:
             started = time.perf_counter()
             await embedder.embed(texts)
             alone = len(texts) / (time.perf_counter() - started)
-            lines.append(f"model alone (LocalEmbedder.embed, batches of 32, this process): {alone:.1f} notes/s")
+            lines.append(f"model alone (LocalEmbedder.embed, batches of {embedder.config.batch_size}, this process): "
+                         f"{alone:.1f} notes/s")
 
             for defer in (False, True):
                 row = await ingest.run(url, f"ds-{run}-{int(defer)}", args.save_notes, args.seed + 1, 10, 2,
@@ -143,7 +150,9 @@ async def main(args: argparse.Namespace) -> None:
             lines.append(f"background embedding after it: {created} notes in {background:.1f} s = {rate:.1f} "
                          f"notes/s = {rate / alone:.2f} x the model alone")
 
-            idle = await _search_p50(first, 0, args.queries)
+            modes = ("HYBRID", "KEYWORD", "VECTOR") if args.channels else ("HYBRID",)
+            idle_by_mode = await _search_p50(first, 0, args.queries, modes=modes)
+            idle = idle_by_mode["HYBRID"]
             idle_p50 = statistics.median(idle)
             lines.append(f"hybrid search, new text each call, idle: p50 {idle_p50 * 1000:.0f} ms ({len(idle)} calls)")
             elapsed, created, second = await _import(url, f"di-{run}-b", vault)
@@ -156,12 +165,18 @@ async def main(args: argparse.Namespace) -> None:
                     done.set()
 
             watcher = asyncio.create_task(watch())
-            busy = await _search_p50(first, 10_000, args.queries, until=done)
+            busy_by_mode = await _search_p50(first, 10_000, args.queries, until=done, modes=modes)
             background = await watcher
+            busy = busy_by_mode["HYBRID"]
             busy_p50 = statistics.median(busy) if busy else float("nan")
             lines.append(f"hybrid search while a {created}-note import embeds: p50 {busy_p50 * 1000:.0f} ms "
                          f"({len(busy)} calls) = {busy_p50 / idle_p50:.2f} x idle; that import embedded in "
                          f"{background:.1f} s = {created / background:.1f} notes/s")
+            for mode in modes[1:]:  # --channels: where the time went
+                calm, loaded = (statistics.median(runs[mode]) if runs[mode] else float("nan")
+                                for runs in (idle_by_mode, busy_by_mode))
+                lines.append(f"  {mode.lower()} alone, taking turns with it: idle p50 {calm * 1000:.0f} ms, during "
+                             f"the import {loaded * 1000:.0f} ms = {loaded / calm:.2f} x")
             for client in (first, second):
                 await client.close()
     finally:
@@ -185,6 +200,10 @@ def _arguments() -> argparse.Namespace:
     parser.add_argument("--queries", type=int, default=40, help="searches per p50 (default 40)")
     parser.add_argument("--within", type=float, default=1800.0, help="longest wait for the background embedding")
     parser.add_argument("--seed", type=int, default=25)
+    parser.add_argument("--channels", action="store_true",
+                        help="also time KEYWORD and VECTOR searches, taking turns with the hybrid ones")
+    parser.add_argument("--give-way", type=float, default=Settings().enrichment_give_way_seconds,
+                        help="VAULTGRAPH_ENRICHMENT_GIVE_WAY_SECONDS of the server (0: background never waits)")
     return parser.parse_args()
 
 

@@ -20,6 +20,7 @@ from strawberry.schema.config import StrawberryConfig
 
 from vaultgraph.agents.server import build_endpoint
 from vaultgraph.config import Settings
+from vaultgraph.events.foreground import Foreground
 from vaultgraph.explorer import Explorer
 from vaultgraph.http.auth import Authenticator, check_bind
 from vaultgraph.http.body_limit import BodySizeLimit
@@ -93,7 +94,7 @@ def tracing_extension() -> Callable[[], SchemaExtension]:
 
 
 def build_graphql(settings: Settings, services: Services, keys: ApiKeyService, cors: CorsPolicy,
-                  metrics: Metrics | None = None) -> GraphQLApp:
+                  metrics: Metrics | None = None, foreground: Foreground | None = None) -> GraphQLApp:
     """The GraphQL app with the API limits, the batching cap and the admission rules from Settings."""
     dev_tenant = check_key(settings.dev_tenant, "VAULTGRAPH_DEV_TENANT") if settings.dev_mode else None
     authenticator = Authenticator(keys, RateLimiter(settings.rate_limit_per_second, settings.rate_limit_burst),
@@ -107,7 +108,7 @@ def build_graphql(settings: Settings, services: Services, keys: ApiKeyService, c
     app = GraphQLApp(services, schema, authenticator, ws_init_timeout=settings.ws_connection_init_timeout,
                      graphql_ide="graphiql" if settings.graphiql else None, upload_limits=upload_limits(settings),
                      max_message_bytes=settings.max_body_bytes, persisted_queries=settings.persisted_query_cache,
-                     cors=cors)
+                     cors=cors, foreground=foreground)
     app.metrics = metrics  # open sockets (http/ws.py)
     return app
 
@@ -117,8 +118,8 @@ def create_app(settings: Settings) -> Starlette:
     cors = CorsPolicy(settings.cors_origins, settings.dev_mode)  # a malformed origin fails here, before too
     runtime = build_runtime(settings)
     services, monitor = runtime.services, runtime.monitor
-    graphql = build_graphql(settings, services, runtime.keys, cors, runtime.metrics)
-    mcp = build_endpoint(services, graphql.authenticator)  # same admission rules as GraphQL
+    graphql = build_graphql(settings, services, runtime.keys, cors, runtime.metrics, runtime.foreground)
+    mcp = build_endpoint(services, graphql.authenticator, runtime.foreground)  # same admission rules as GraphQL
 
     async def healthz(request: Request) -> JSONResponse:
         """Up or down for anyone (a load balancer has no key); where Neo4j is and which version it runs only for a

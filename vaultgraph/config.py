@@ -127,6 +127,10 @@ class Settings(BaseSettings):
     enrichment_sweep_seconds: float = Field(
         30.0, gt=0, description="How often workers look in Neo4j for unfinished, unclaimed documents."
     )
+    enrichment_give_way_seconds: float = Field(
+        1.0, ge=0, le=60, description="Longest a background step (a claim, an embedding batch) waits for this "
+        "process's requests in flight to be answered; 0: it never waits."
+    )
     enrichment_max_bytes: int = Field(
         4 * 1024 * 1024, ge=1024, description="Largest file enrichment reads; larger ones are SKIPPED."
     )

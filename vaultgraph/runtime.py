@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import cast
 
@@ -21,6 +21,7 @@ import structlog
 from vaultgraph.config import Settings
 from vaultgraph.errors import Unavailable
 from vaultgraph.events.bus import EventBus
+from vaultgraph.events.foreground import Foreground
 from vaultgraph.events.redis import build_event_bus
 from vaultgraph.graph.session import Graph
 from vaultgraph.health import Neo4jMonitor
@@ -138,6 +139,8 @@ class Runtime:
     reembedder: Reembedder
     metrics: Metrics | None = None  # /metrics (VAULTGRAPH_METRICS): None when off
     reranker: Reranker | None = None  # VAULTGRAPH_RERANK_URL: None when off
+    # The requests this process is answering; its workers give way to them (events/foreground.py).
+    foreground: Foreground = field(default_factory=Foreground)
 
     @contextlib.asynccontextmanager
     async def running(self, require_neo4j: bool = False) -> AsyncIterator[Runtime]:
@@ -217,11 +220,12 @@ def build_runtime(settings: Settings, uri: str | None = None, *, workers: bool |
     reranker = build_reranker(settings)
     services = build_services(settings, graph, models, bus, reranker)
     reembedder = Reembedder(graph, models, chunking_policy(settings))
+    foreground = Foreground(max_wait=settings.enrichment_give_way_seconds)
     pool = None
     if settings.enrichment_workers if workers is None else workers:
         pool = build_worker_pool(settings, graph, Workspace(settings.workspace_dir), models, bus,
                                  chunk_indexer=Indexer(graph, models, chunking_policy(settings)),
-                                 note_hook=services.notes.indexer, reembedder=reembedder)
+                                 note_hook=services.notes.indexer, reembedder=reembedder, foreground=foreground)
     watch = None
     if settings.workspace_watch if watcher is None else watcher:
         watch = WorkspaceWatcher(services.workspace_sync, settings.workspace_dir, settings.workspace_watch_debounce_ms)
@@ -229,7 +233,7 @@ def build_runtime(settings: Settings, uri: str | None = None, *, workers: bool |
                    monitor=Neo4jMonitor(graph, uri, settings.embedding_dimensions), models=models, bus=bus,
                    services=services, keys=ApiKeyService(graph, settings.api_key_cache_seconds), workers=pool,
                    watcher=watch, reembedder=reembedder,
-                   metrics=_read_by(metrics, graph, pool), reranker=reranker)
+                   metrics=_read_by(metrics, graph, pool), reranker=reranker, foreground=foreground)
 
 
 def _read_by(metrics: Metrics | None, graph: Graph, pool: WorkerPool | None) -> Metrics | None:

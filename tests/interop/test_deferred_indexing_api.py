@@ -14,6 +14,7 @@ import pytest
 
 from tests.support.graphql_ws import graphql_ws
 from tests.support.server import RunningServer, SharedServer, run_server
+from tests.support.waiting import eventually, until
 from vaultgraph import cli
 from vaultgraph.config import Settings
 
@@ -108,3 +109,48 @@ async def test_the_cli_import_returns_before_its_vectors_too(
     assert "3 files: 3 created" in out and "3 notes queued for embedding" in out
     await _pending_until_the_workers_run(quiet.for_tenant(tenant))
     await _embedded_by_the_workers(shared_server.for_tenant(tenant), expected=4)
+
+
+async def test_the_workers_index_deferred_notes_only_once_the_requests_in_flight_are_answered(
+    server: RunningServer,
+) -> None:
+    """Interactive work first (issue 25 item 6): while a request is in flight (here one held open, as a slow
+    search of another client would be), the note lane waits before it claims; it indexes once the request ends."""
+    foreground = server.app.state.runtime.foreground
+    bound, waits = foreground.max_wait, foreground.waits
+    foreground.max_wait = 300.0  # only the end of the request lets the lane go on (its default is 1 s)
+    try:
+        with foreground.serving():
+            saved = await server.data(SAVE, {"input": {"title": "Tide table", "body": "High water at noon."}})
+            assert saved["saveNote"]["indexed"] is False
+            async def lane_waits() -> bool:
+                return bool(foreground.waits > waits)
+
+            await until(lane_waits, 60, "the save's news reaches the lane, which waits for this request")
+            assert (await server.data(PROGRESS))["enrichmentProgress"] == {"notesPending": 1, "notesIndexed": 0}
+
+        async def progress() -> dict[str, int]:
+            return dict((await server.data(PROGRESS))["enrichmentProgress"])
+
+        await eventually(progress, lambda now: now["notesPending"] == 0, 60, "the note indexed once the request ended")
+    finally:
+        foreground.max_wait = bound
+
+
+async def test_a_request_never_waits_for_itself_though_it_embeds_in_the_background_model(
+    quiet: SharedServer, tenant: str,
+) -> None:
+    """An inline save embeds in its own request, not in a background lane: it does not give way to the requests
+    in flight (itself among them)."""
+    server = quiet.for_tenant(tenant)
+    foreground = server.app.state.runtime.foreground
+    bound = foreground.max_wait
+    foreground.max_wait = 300.0
+    try:
+        with foreground.serving():
+            inline = "mutation($input: NoteInput!) { saveNote(input: $input) { indexed } }"
+            async with asyncio.timeout(60):
+                saved = await server.data(inline, {"input": {"title": "Harbour", "body": "Boats moored at dusk."}})
+        assert saved["saveNote"]["indexed"] is True and foreground.waits == 0
+    finally:
+        foreground.max_wait = bound

@@ -4,11 +4,13 @@ normalised 384-d vectors."""
 from __future__ import annotations
 
 import asyncio
+import contextvars
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from vaultgraph.events.foreground import BACKGROUND, Foreground
 from vaultgraph.models import (
     LocalEmbedder,
     LocalEmbeddingConfig,
@@ -18,9 +20,11 @@ from vaultgraph.models import (
     build_model_client,
 )
 from vaultgraph.models.local_embedding import (
+    _SESSIONS,
     BGE_SMALL,
     LOCAL_MODEL_NAME,
     MINILM,
+    SHARING_THREADS,
     OfflineModel,
     default_tokenizer_path,
     offline_model,
@@ -172,3 +176,20 @@ def test_the_setting_picks_the_offline_model_and_refuses_an_unknown_one() -> Non
     assert model_config(Settings(local_embedding_model="all-MiniLM-L6-v2")).local.model is MINILM
     with pytest.raises(ValidationError, match="'bge-small-en-v1.5' or 'all-MiniLM-L6-v2'"):
         Settings(local_embedding_model="e5-small")
+
+
+async def test_a_background_batch_beside_requests_runs_on_one_core_with_the_same_vectors(
+    local_embedder: LocalEmbedder,
+) -> None:
+    """events/foreground.py: a background lane's batch that goes on while requests are answered (its wait for them
+    ran out) takes the one-core indexing session, leaving the other cores to the requests; the vectors are the same."""
+    texts = ["the tide tables for the harbour", "sourdough starter and flour", "kites on an open beach"]
+    alone = np.array(await local_embedder.embed(texts))
+    gate = Foreground(grace=0, max_wait=0.01)
+    background = contextvars.copy_context()
+    background.run(BACKGROUND.set, gate)
+    with gate.serving():  # a request in flight throughout
+        beside = np.array(await asyncio.create_task(local_embedder.embed(texts), context=background))
+    assert gate.waits >= 1
+    assert any(lane == "index-sharing" for (_, threads, lane) in _SESSIONS if threads == SHARING_THREADS)
+    assert same_vectors(alone, beside)

@@ -36,6 +36,7 @@ from vaultgraph.agents.common import (
 from vaultgraph.agents.note_tools import register_note_tools
 from vaultgraph.domain import Direction, Note
 from vaultgraph.domain import Scope as ItemScope
+from vaultgraph.events.foreground import Foreground
 from vaultgraph.http.auth import Authenticator
 from vaultgraph.http.disconnects import read_body_first
 from vaultgraph.http.refusals import Refusal
@@ -233,9 +234,11 @@ def build_mcp(services: Services) -> MCPServer:
 class McpEndpoint:
     """The ASGI app at /mcp: admit the request (http/auth.py), then hand it to the SDK's session manager."""
 
-    def __init__(self, manager: StreamableHTTPSessionManager, authenticator: Authenticator) -> None:
+    def __init__(self, manager: StreamableHTTPSessionManager, authenticator: Authenticator,
+                 foreground: Foreground | None = None) -> None:
         self.manager = manager
         self.authenticator = authenticator
+        self.foreground = foreground or Foreground()  # calls in flight, which background lanes give way to
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         try:
@@ -244,16 +247,20 @@ class McpEndpoint:
             await refusal.response()(scope, receive, send)
             return
         scope[PRINCIPAL_KEY] = principal
-        if scope.get("method") == "POST":  # a client gone mid-body is a quiet disconnect, not the SDK's 500
-            receive = await read_body_first(receive)
-        await self.manager.handle_request(scope, receive, send)
+        if scope.get("method") != "POST":  # a stream or a session's end: nothing a lane should wait for
+            await self.manager.handle_request(scope, receive, send)
+            return
+        receive = await read_body_first(receive)  # a client gone mid-body is a quiet disconnect, not the SDK's 500
+        with self.foreground.serving():  # stateless JSON: one call, answered in this response
+            await self.manager.handle_request(scope, receive, send)
 
 
-def build_endpoint(services: Services, authenticator: Authenticator) -> McpEndpoint:
+def build_endpoint(services: Services, authenticator: Authenticator,
+                   foreground: Foreground | None = None) -> McpEndpoint:
     """Stateless JSON responses. The SDK's DNS-rebinding check is off: the app's Host check (http/hosts.py) guards
     every route, /mcp included, with the same rule and a coded answer."""
     mcp = build_mcp(services)
     mcp.streamable_http_app(streamable_http_path="/mcp", stateless_http=True, json_response=True,
                             transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False))
-    return McpEndpoint(mcp.session_manager, authenticator)
+    return McpEndpoint(mcp.session_manager, authenticator, foreground)
 

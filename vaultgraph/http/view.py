@@ -24,6 +24,7 @@ from strawberry.types.execution import PreExecutionError
 from strawberry.types.unset import UNSET, UnsetType
 
 from vaultgraph.domain import Principal
+from vaultgraph.events.foreground import Foreground
 from vaultgraph.explorer import graphiql_page
 from vaultgraph.http.auth import NOBODY, Authenticator
 from vaultgraph.http.cors import CorsPolicy
@@ -74,7 +75,8 @@ class GuardedGraphQL(GraphQL[Any, None]):
 
     def __init__(self, schema: BaseSchema, authenticator: Authenticator, ws_init_timeout: float = 10.0,
                  upload_limits: UploadLimits | None = None, max_message_bytes: int = 0,
-                 persisted_queries: int = 0, cors: CorsPolicy | None = None, **kwargs: Any) -> None:
+                 persisted_queries: int = 0, cors: CorsPolicy | None = None, foreground: Foreground | None = None,
+                 **kwargs: Any) -> None:
         # Only graphql-transport-ws: legacy graphql-ws has no connection_init deadline and no close codes.
         # (Constructor arguments: strawberry's __init__ overwrites class attributes of the same names.)
         super().__init__(schema, subscription_protocols=(GRAPHQL_TRANSPORT_WS_PROTOCOL,),
@@ -84,6 +86,7 @@ class GuardedGraphQL(GraphQL[Any, None]):
         self.payload_texts = PayloadTexts()
         self.persisted = PersistedQueries(persisted_queries)  # APQ's hash -> query (http/persisted.py)
         self.cors = cors
+        self.foreground = foreground or Foreground()  # operations in flight, which background lanes give way to
         self.max_message_bytes = max_message_bytes  # a WebSocket message's cap: the HTTP body's (http/ws.py)
         self.upload_slots: UploadSlots | None = None
         if upload_limits is not None:  # multipart read within the upload limits (http/multipart.py)
@@ -158,8 +161,9 @@ class GuardedGraphQL(GraphQL[Any, None]):
                                 root_value: Any, sub_response: Any) -> Any:
         if isinstance(request_data, list):
             self.authenticator.charge(request, len(request_data) - 1)
-        result = await super().execute_operation(request, request_adapter, request_data, context, root_value,
-                                                 sub_response)
+        with self.foreground.serving():  # a query or a mutation: HTTP carries no subscription (execute_single)
+            result = await super().execute_operation(request, request_adapter, request_data, context, root_value,
+                                                     sub_response)
         if wants_graphql_response(request.headers):  # the GraphQL-over-HTTP media type and status rules
             sub_response.media_type = GRAPHQL_RESPONSE
             if isinstance(result, PreExecutionError):  # nothing executed: a request error (one operation only)

@@ -21,6 +21,7 @@ import structlog
 
 from vaultgraph.domain import Note, Principal
 from vaultgraph.events.bus import EventBus, NotesIndexing
+from vaultgraph.events.foreground import give_way
 from vaultgraph.graph import note_index as cypher
 from vaultgraph.graph.items import items_by_ids
 from vaultgraph.graph.session import Graph
@@ -72,6 +73,7 @@ class NoteIndexLane:
     async def run_once(self) -> int:
         """Claim and index one batch per tenant found; returns how many notes were claimed (0: the queue is dry)."""
         tenants = self.tenants()
+        await give_way()  # requests in flight go first; what saves queue meanwhile joins this claim
         async with self.slots:
             claimed = await self.graph.write(cypher.claim, sorted(tenants) if tenants is not None else None,
                                              self.config.worker_id, self.config.lease_seconds, self.config.batch_size)

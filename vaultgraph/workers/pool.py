@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import os
 import socket
 import uuid
@@ -24,6 +25,7 @@ import structlog
 from vaultgraph.config import Settings
 from vaultgraph.domain import EnrichmentStage
 from vaultgraph.events.bus import DocumentQueued, Event, EventBus, NotesIndexing, Subscription
+from vaultgraph.events.foreground import BACKGROUND, Foreground
 from vaultgraph.graph import enrichment_claims as claim_cypher
 from vaultgraph.graph import enrichment_stages as stage_cypher
 from vaultgraph.graph.session import Graph
@@ -66,10 +68,12 @@ class PoolConfig:
 
 def build_worker_pool(settings: Settings, graph: Graph, workspace: Workspace, models: ModelClient, bus: EventBus,
                       chunk_indexer: ChunkIndexer | None = None, tenants: frozenset[str] | None = None,
-                      note_hook: NoteHook | None = None, reembedder: Reembedder | None = None) -> WorkerPool:
+                      note_hook: NoteHook | None = None, reembedder: Reembedder | None = None,
+                      foreground: Foreground | None = None) -> WorkerPool:
     """The pool the settings describe. Builds objects only; `start()` (the lifespan's job) starts tasks.
     `note_hook` (the save pipeline's indexer) lets it index the notes saves deferred; `reembedder` lets its
-    re-embedding lane replace notes', chunks' and topics' vectors of another model too, not only documents'."""
+    re-embedding lane replace notes', chunks' and topics' vectors of another model too, not only documents';
+    `foreground` (the process's requests in flight) is what its tasks give way to."""
     pipeline = Pipeline(graph, workspace, models, bus, PipelineConfig(
         worker_id=new_worker_id(), lease_seconds=settings.enrichment_lease_seconds,
         max_bytes=settings.enrichment_max_bytes,
@@ -81,7 +85,7 @@ def build_worker_pool(settings: Settings, graph: Graph, workspace: Workspace, mo
         sweep_seconds=settings.enrichment_sweep_seconds,
         tenants=tenants if tenants is not None else _tenants(settings.enrichment_tenants),
     )
-    return WorkerPool(graph, bus, pipeline, config, note_hook, reembedder)
+    return WorkerPool(graph, bus, pipeline, config, note_hook, reembedder, foreground)
 
 
 def _tenants(names: list[str] | None) -> frozenset[str] | None:
@@ -104,8 +108,10 @@ class _Held:
 
 class WorkerPool:
     def __init__(self, graph: Graph, bus: EventBus, pipeline: Pipeline, config: PoolConfig,
-                 note_hook: NoteHook | None = None, reembedder: Reembedder | None = None) -> None:
+                 note_hook: NoteHook | None = None, reembedder: Reembedder | None = None,
+                 foreground: Foreground | None = None) -> None:
         self.graph = graph
+        self.foreground = foreground
         self.bus = bus
         self.pipeline = pipeline
         self.config = config
@@ -150,15 +156,20 @@ class WorkerPool:
             return isinstance(event, DocumentQueued) or (isinstance(event, NotesIndexing) and event.queued > 0)
 
         self._subscription = self.bus.subscribe(accept, capacity=INTAKE_QUEUE_SIZE, label=f"workers {self.worker_id}")
+        # Every task of the pool, and the batches the scheduler starts, run as background work: they give way to
+        # the process's requests in flight (events/foreground.py).
+        background = contextvars.copy_context()
+        background.run(BACKGROUND.set, self.foreground)
         self._tasks = [
-            asyncio.create_task(self._intake(self._subscription), name="enrichment-intake"),
-            asyncio.create_task(self._sweeper(), name="enrichment-sweeper"),
-            asyncio.create_task(self._scheduler(), name="enrichment-scheduler"),
-            asyncio.create_task(self._heartbeat(), name="enrichment-heartbeat"),
-            asyncio.create_task(self.reembedding.run(), name="enrichment-reembedder"),
+            asyncio.create_task(self._intake(self._subscription), name="enrichment-intake", context=background),
+            asyncio.create_task(self._sweeper(), name="enrichment-sweeper", context=background),
+            asyncio.create_task(self._scheduler(), name="enrichment-scheduler", context=background),
+            asyncio.create_task(self._heartbeat(), name="enrichment-heartbeat", context=background),
+            asyncio.create_task(self.reembedding.run(), name="enrichment-reembedder", context=background),
         ]
         if self.notes is not None:
-            self._tasks.append(asyncio.create_task(self.notes.run(), name="deferred-note-indexing"))
+            self._tasks.append(asyncio.create_task(self.notes.run(), name="deferred-note-indexing",
+                                                   context=background))
         log.info("enrichment workers started", worker=self.worker_id, batches=self.config.max_concurrent_batches)
 
     async def stop(self, release_leases: bool = True) -> None:
