@@ -6,8 +6,9 @@ import pytest
 from neo4j import AsyncManagedTransaction
 
 from vaultgraph.graph.migrations import FULLTEXT_INDEX, MIGRATIONS, apply_migrations, vector_index_name
-from vaultgraph.graph.search_text import SEARCH_TEXT_FIELD
+from vaultgraph.graph.search_text import SEARCH_TEXT_FIELD, set_search_text
 from vaultgraph.graph.session import Graph
+from vaultgraph.text.lucene import SEARCH_TENANT_FIELD, fulltext_query, tenant_token
 
 pytestmark = pytest.mark.graph
 
@@ -59,7 +60,7 @@ async def test_the_fulltext_index_covers_topics(graph: Graph) -> None:
 
 async def test_the_fulltext_index_reads_one_bag_of_words_per_node(graph: Graph) -> None:
     index = (await graph.read(_indexes))[FULLTEXT_INDEX]
-    assert index["properties"] == [SEARCH_TEXT_FIELD, "tenantId"]
+    assert index["properties"] == [SEARCH_TEXT_FIELD, SEARCH_TENANT_FIELD]
     assert index["options"]["indexConfig"]["fulltext.analyzer"] == "english"  # type: ignore[index]
 
 
@@ -71,3 +72,44 @@ async def test_a_new_dimension_gets_its_own_vector_index(graph: Graph) -> None:
 def test_versions_are_unique_and_increasing() -> None:
     versions = [m.version for m in MIGRATIONS]
     assert versions == sorted(set(versions)), versions
+
+
+async def test_links_written_before_migration_255_get_their_tenant_and_name_and_an_index_finds_them(
+    graph: Graph, tenant: str,
+) -> None:
+    """A save looks up the wikilinks naming a new note by (tenantId, linkName): the index leads with the tenant, and
+    an edge from before the migration (key only) gets both, as the statements that write edges now set them."""
+    index = (await graph.read(_indexes))["wikilink_name"]
+    assert index["labelsOrTypes"] == ["WIKILINK"] and index["properties"] == ["tenantId", "linkName"]
+    [migration] = [m for m in MIGRATIONS if m.version == 255]
+    async with graph.driver.session(database=graph.database) as session:
+        await (await session.run(
+            "CREATE (:Item:Note {tenantId: $tenant, id: 'a'})-[:WIKILINK {key: 'trips/tides', origin: 'wikilink'}]->"
+            "(:Ghost {tenantId: $tenant, ref: 'trips/tides', name: 'tides'})", tenant=tenant)).consume()
+        for statement in migration.statements:
+            await (await session.run(statement)).consume()
+        record = await (await session.run(
+            "MATCH (:Item {tenantId: $tenant, id: 'a'})-[r:WIKILINK]->() RETURN r.tenantId AS t, r.linkName AS name",
+            tenant=tenant)).single()
+    assert record is not None and (record["t"], record["name"]) == (tenant, "tides")
+
+
+async def test_the_full_text_index_keeps_tenants_whose_ids_share_words_apart(graph: Graph, tenant: str) -> None:
+    """`team-a` was analysed to the word `team` (`a` is a stop word), and its clause also matched every node of
+    `team-b` and `team`. Each tenant is now one word of its own, written in Cypher as text/lucene.py spells it."""
+    tenants = [f"{tenant}-a", f"{tenant}-b", tenant, f"{tenant.upper()}-A", f"{tenant}_a", f"{tenant}.a"]
+    async with graph.driver.session(database=graph.database) as session:
+        await (await session.run(
+            "UNWIND $tenants AS t CREATE (n:Item:Note {tenantId: t, id: 'n', title: 'Harbour', body: 'tides'}) "
+            f"SET {set_search_text('n')}", tenants=tenants)).consume()
+        await (await session.run("CALL db.awaitIndexes(300)")).consume()
+        spelled = await (await session.run(
+            f"MATCH (n:Note {{id: 'n'}}) WHERE n.tenantId IN $tenants "
+            f"RETURN n.tenantId AS t, n.{SEARCH_TENANT_FIELD} AS w", tenants=tenants)).data()
+        assert {row["t"]: row["w"] for row in spelled} == {t: tenant_token(t) for t in tenants}
+        for owner in tenants:
+            query = fulltext_query(["harbour"], [SEARCH_TEXT_FIELD], owner)
+            found = await (await session.run(
+                f"CALL db.index.fulltext.queryNodes('{FULLTEXT_INDEX}', $lucene) YIELD node RETURN node.tenantId AS t",
+                lucene=query)).data()
+            assert [row["t"] for row in found] == [owner]

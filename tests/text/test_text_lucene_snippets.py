@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.support.tiers import sized
-from vaultgraph.text.lucene import STOP_WORDS, escape, fallback_keywords, fulltext_query, query_terms
+from vaultgraph.text.lucene import STOP_WORDS, escape, fallback_keywords, fulltext_query, query_terms, tenant_token
 from vaultgraph.text.snippets import _matches, _same_word, _stem, make_snippet
 
 pytestmark = pytest.mark.text
@@ -33,7 +33,21 @@ def test_syntax_characters_are_escaped() -> None:
 
 def test_query_restricts_to_the_tenant_without_scoring_it() -> None:
     query = fulltext_query(["graph", "db"], ["title", "body"], tenant="t-1")
-    assert query == '+tenantId:"t\\-1"^0 +(title:(graph db) body:(graph db))'
+    assert query == "+searchTenant:tenantt_01_9^0 +(title:(graph db) body:(graph db))"
+
+
+TENANT_IDS = st.from_regex(r"\A[A-Za-z0-9][A-Za-z0-9_.-]{0,40}\Z")
+
+
+@pure
+@given(TENANT_IDS, TENANT_IDS)
+def test_each_tenant_is_one_word_of_its_own_in_the_index(first: str, second: str) -> None:
+    """`searchTenant` must be a single token the English analyzer leaves alone (letters, digits and `_`, nothing
+    upper-case, ending in a digit so no stemmer rule applies) and name one tenant only: `team-a` is not `team`."""
+    token = tenant_token(first)
+    assert re.fullmatch(r"tenant[a-z0-9_]*_9", token)
+    assert (tenant_token(first) == tenant_token(second)) == (first == second)
+    assert tenant_token("team-a") != tenant_token("team") != tenant_token("Team") != tenant_token("team_a")
 
 
 def test_no_words_no_query() -> None:

@@ -14,6 +14,7 @@ from neo4j import AsyncManagedTransaction
 
 from vaultgraph.domain import EnrichmentStage
 from vaultgraph.events.bus import DocumentStageChanged
+from vaultgraph.graph.links import NAMED_EDGE
 from vaultgraph.graph.locking import locked_where, still_held
 from vaultgraph.graph.migrations import embedded_label, vector_index_name
 from vaultgraph.graph.records import to_datetime
@@ -92,7 +93,7 @@ CYPHER 25
 UNWIND $rows AS row
 MATCH (s:Document {tenantId: $tenant, id: $id}), (t:Item {tenantId: $tenant, id: row.targetId})
 CREATE (s)-[r:$(row.type)]->(t)
-SET r = row.props, r.createdAt = datetime()
+SET r = row.props, r.createdAt = datetime(), """ + NAMED_EDGE + """
 """
 
 # A document SKIPPED now (its file became empty, binary or too large) keeps nothing an earlier text gave it: its

@@ -57,12 +57,18 @@ def merge_ghost(ghost: str, key: str) -> str:
             f"ON CREATE SET {ghost}.name = last(split({key}, '/'))\n")
 
 
+# Every new edge carries its tenant and its key's last segment (the name it is written with), so the edges naming
+# a name are an index seek (migration 255's `wikilink_name`), not a walk over every edge of the tenant; copies of an
+# edge (moved to a new target or back to a ghost) keep both with the rest of its properties.
+NAMED_EDGE = "r.tenantId = $tenant, r.linkName = last(split(row.props.key, '/'))"
+
+
 def create_resolved(rows: str) -> str:
     """Cypher creating the edges of the rows in `$<rows>` to their targets (see CREATE_RESOLVED)."""
     return f"""UNWIND ${rows} AS row
 MATCH (s:Item {{tenantId: $tenant, id: row.sourceId}}), (t:Item {{tenantId: $tenant, id: row.targetId}})
 CREATE (s)-[r:$(row.type)]->(t)
-SET r = row.props, r.createdAt = datetime()
+SET r = row.props, r.createdAt = datetime(), """ + NAMED_EDGE + """
 """
 
 
@@ -71,7 +77,7 @@ def create_ghosted(rows: str) -> str:
     return f"""UNWIND ${rows} AS row
 MATCH (s:Item {{tenantId: $tenant, id: row.sourceId}})
 """ + merge_ghost("g", "row.key") + """CREATE (s)-[r:$(row.type)]->(g)
-SET r = row.props, r.createdAt = datetime()
+SET r = row.props, r.createdAt = datetime(), """ + NAMED_EDGE + """
 """
 
 

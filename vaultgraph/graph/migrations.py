@@ -11,8 +11,9 @@ import structlog
 from neo4j import AsyncManagedTransaction
 
 from vaultgraph.graph.note_query import property_fields
-from vaultgraph.graph.search_text import SEARCH_TEXT_FIELD, set_search_text
+from vaultgraph.graph.search_text import SEARCH_TEXT_FIELD, set_search_text, tenant_token_cypher
 from vaultgraph.graph.session import Graph
+from vaultgraph.text.lucene import SEARCH_TENANT_FIELD
 from vaultgraph.text.resolve import document_name
 
 log = structlog.get_logger(__name__)
@@ -219,6 +220,31 @@ MIGRATIONS: tuple[Migration, ...] = (
             f"CALL (n) {{ SET {set_search_text('n')} }} IN TRANSACTIONS OF 10000 ROWS",
             f"CREATE FULLTEXT INDEX {FULLTEXT_INDEX} IF NOT EXISTS FOR (n:Document|Note|Chunk|Topic) "
             f"ON EACH [n.{SEARCH_TEXT_FIELD}, n.tenantId] "
+            "OPTIONS {indexConfig: {`fulltext.analyzer`: 'english'}}",
+        ),
+    ),
+    Migration(
+        255,  # issue 25, item 5
+        "every link carries its tenant and the last segment of its key (tenantId, linkName), and wikilinks are "
+        "found by that name through an index, not by a walk over the tenant's edges (graph/links.py NAMED_EDGE)",
+        (
+            "MATCH (s:Item)-[r]->() WHERE r.key IS NOT NULL AND r.linkName IS NULL "
+            "CALL (s, r) { SET r.tenantId = s.tenantId, r.linkName = last(split(r.key, '/')) } "
+            "IN TRANSACTIONS OF 10000 ROWS",
+            "CREATE INDEX wikilink_name IF NOT EXISTS FOR ()-[r:WIKILINK]-() ON (r.tenantId, r.linkName)",
+        ),
+    ),
+    Migration(
+        256,  # issue 25, item 6 (found there: a tenant's keyword search slowed by another tenant's import)
+        "the full-text index restricts a query to its tenant by searchTenant, the tenant id as one index word "
+        "(text/lucene.py tenant_token), not by the analysed tenantId, whose words other tenants' ids share",
+        (
+            f"DROP INDEX {FULLTEXT_INDEX} IF EXISTS",
+            "MATCH (n) WHERE n:Note OR n:Document OR n:Chunk OR n:Topic "
+            f"CALL (n) {{ SET n.{SEARCH_TENANT_FIELD} = {tenant_token_cypher('n.tenantId')} }} "
+            "IN TRANSACTIONS OF 10000 ROWS",
+            f"CREATE FULLTEXT INDEX {FULLTEXT_INDEX} IF NOT EXISTS FOR (n:Document|Note|Chunk|Topic) "
+            f"ON EACH [n.{SEARCH_TEXT_FIELD}, n.{SEARCH_TENANT_FIELD}] "
             "OPTIONS {indexConfig: {`fulltext.analyzer`: 'english'}}",
         ),
     ),

@@ -13,6 +13,8 @@ Every statement that writes one of SOURCES on a node of a full-text label ends w
 
 from __future__ import annotations
 
+from vaultgraph.text.lucene import SEARCH_TENANT_FIELD, TENANT_SPELLING
+
 SEARCH_TEXT_FIELD = "searchText"
 
 # The properties the field is made of, in this order (a node has the ones of its kind: a note's title and body, a
@@ -21,6 +23,15 @@ SOURCES = ("title", "path", "summary", "body", "text")
 
 
 def set_search_text(var: str) -> str:
-    """`var.searchText = <SOURCES joined by newlines, a missing one as ''>`, for a SET clause."""
+    """`var.searchText = <SOURCES joined by newlines, a missing one as ''>` and `var.searchTenant` (the tenant id as
+    one index word, text/lucene.py `tenant_token`), for a SET clause."""
     parts = " + '\\n' + ".join(f"coalesce({var}.{name}, '')" for name in SOURCES)
-    return f"{var}.{SEARCH_TEXT_FIELD} = {parts}"
+    tenant = tenant_token_cypher(f"{var}.tenantId")
+    return f"{var}.{SEARCH_TEXT_FIELD} = {parts}, {var}.{SEARCH_TENANT_FIELD} = {tenant}"
+
+
+def tenant_token_cypher(tenant: str) -> str:
+    """Cypher spelling the tenant id `tenant` (an expression) as text/lucene.py `tenant_token` does."""
+    cases = " ".join(f"WHEN c = '{c}' THEN '{code}'" for c, code in TENANT_SPELLING.items())
+    return (f"'tenant' + reduce(s = '', c IN split({tenant}, '') | s + CASE {cases} "
+            "WHEN c <> toLower(c) THEN '_3' + toLower(c) ELSE c END) + '_9'")

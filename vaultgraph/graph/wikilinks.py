@@ -103,11 +103,13 @@ GHOST_EDGES_NAMING = _ghost_edges("names") + "RETURN " + _columns(_SOURCE) + "\n
 
 
 # …and edges bound to an item already under one of those names: fuzzy guesses (an exact name reclaims them) and
-# wikilinks (the ranking may prefer a new item). One pass over the tenant's edges for the whole batch.
+# wikilinks (the ranking may prefer a new item), both WIKILINK edges (graph/guesses.py), found by the name they are
+# written with through the `wikilink_name` index (a walk over the tenant's every edge before: 96k db hits and
+# 75 ms a save in a tenant of 1,000 notes).
 def _bound_edges(names: str) -> str:
-    return f"""MATCH (s:Item {{tenantId: $tenant}})-[r]->(t:Item)
-WHERE last(split(r.key, '/')) IN ${names}
-  AND (r.guessed = true OR (type(r) = 'WIKILINK' AND r.origin = 'wikilink' AND r.guessed IS NULL))
+    return f"""UNWIND ${names} AS name
+MATCH (s:Item {{tenantId: $tenant}})-[r:WIKILINK {{tenantId: $tenant, linkName: name}}]->(t:Item)
+WHERE r.guessed = true OR (r.origin = 'wikilink' AND r.guessed IS NULL)
 """
 
 

@@ -2,7 +2,13 @@
 
 User text never reaches the query parser as syntax: it is cut into words (Unicode letters, digits, `_`), each
 word is escaped and lowercased (so `AND`/`OR`/`NOT` are words, not operators), and the words are OR-ed in each
-field. The tenant clause is a phrase with boost 0: it restricts the hits without adding to their score.
+field. The tenant clause is one term with boost 0: it restricts the hits without adding to their score.
+
+The tenant is matched through `searchTenant`, its id spelled as one word the index's English analyzer keeps whole
+(`tenant_token`), not through the id itself: the analyzer cut `team-a` into `team` (`a` is a stop word) and the
+clause, a phrase, also matched every node of `team-b`, `team-a-2` and `team`. The Cypher filter behind the index
+dropped those rows (nothing leaked), but they took the channel's places (a tenant's own hits went missing behind
+another's) and its time.
 """
 
 from __future__ import annotations
@@ -43,9 +49,26 @@ def query_terms(text: str) -> list[str]:
     return list(seen)
 
 
+SEARCH_TENANT_FIELD = "searchTenant"
+# Tenant ids are ASCII letters, digits, `_`, `-` and `.` (workspace/layout.py). Each character the tokenizer would
+# split at or the analyzer would fold becomes `_` and a digit, so the spelling is one word and one tenant's alone;
+# the closing `_9` keeps the English stemmer off its end. graph/search_text.py writes the same spelling in Cypher.
+TENANT_SPELLING = {"-": "_0", "_": "_1", ".": "_2"}
+
+
+def tenant_token(tenant: str) -> str:
+    """The tenant id as the single index word `searchTenant` holds: `Team-a` → `tenant_3team_0a_9`."""
+    spelled = "".join(TENANT_SPELLING.get(c, "_3" + c.lower() if c != c.lower() else c) for c in tenant)
+    return f"tenant{spelled}_9"
+
+
+def _tenant_clause(tenant: str) -> str:
+    return f"+{SEARCH_TENANT_FIELD}:{tenant_token(tenant)}^0"
+
+
 def fulltext_query(terms: Sequence[str], fields: Sequence[str], tenant: str | None = None,
                    boosts: dict[str, float] | None = None) -> str | None:
-    """`+tenantId:"t"^0 +(title:(a b) body:(a b) …)`, or None when there is no word to search for."""
+    """`+searchTenant:tenant_t_9^0 +(title:(a b) body:(a b) …)`, or None when there is no word to search for."""
     if not terms:
         return None
     group = " ".join(escape(term) for term in terms)
@@ -53,7 +76,7 @@ def fulltext_query(terms: Sequence[str], fields: Sequence[str], tenant: str | No
     clauses = " ".join(f"{field}:({group})" + (f"^{boosts[field]:g}" if field in boosts else "") for field in fields)
     query = f"+({clauses})"
     if tenant is not None:
-        query = f'+tenantId:"{escape(tenant)}"^0 {query}'
+        query = f"{_tenant_clause(tenant)} {query}"
     return query
 
 
@@ -71,10 +94,10 @@ def fallback_keywords(terms: Sequence[str]) -> list[str]:
 
 
 def phrase_query(phrases: Sequence[str], field: str, tenant: str) -> str | None:
-    """`+tenantId:"t"^0 +(field:"a b" field:"c")`: any of the phrases, each analyzed as the field was (so a name
-    is found however the analyzer cut it into words); None when no phrase holds a letter or digit."""
+    """`+searchTenant:tenant_t_9^0 +(field:"a b" field:"c")`: any of the phrases, each analyzed as the field was
+    (so a name is found however the analyzer cut it into words); None when no phrase holds a letter or digit."""
     kept = [phrase for phrase in phrases if _WORD.search(phrase)]
     if not kept:
         return None
     clauses = " ".join(f'{field}:"{escape(" ".join(phrase.split()))}"' for phrase in kept)
-    return f'+tenantId:"{escape(tenant)}"^0 +({clauses})'
+    return f"{_tenant_clause(tenant)} +({clauses})"
