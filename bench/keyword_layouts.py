@@ -29,23 +29,23 @@ from vaultgraph.graph.session import Graph  # noqa: E402
 from vaultgraph.services.fusion import roll_up  # noqa: E402
 from vaultgraph.services.indexing import MIN_NOTE_CHUNKS  # noqa: E402
 from vaultgraph.text.chunking import ChunkingPolicy, chunk_text  # noqa: E402
-from vaultgraph.text.lucene import fulltext_query, query_terms  # noqa: E402
+from vaultgraph.text.lucene import fulltext_query, query_terms, tenant_token  # noqa: E402
 
 TENANT = "kw-probe"
 ANALYZER = "OPTIONS {indexConfig: {`fulltext.analyzer`: 'english', `fulltext.eventually_consistent`: false}}"
 INDEXES = {
     # Today's item_text: notes and their chunks in one index, each property its own BM25 field.
-    "kw_fields": "FOR (n:KwProbe|KwProbeChunk) ON EACH [n.title, n.body, n.text, n.tenantId]",
+    "kw_fields": "FOR (n:KwProbe|KwProbeChunk) ON EACH [n.title, n.body, n.text, n.searchTenant]",
     # Notes alone, title and body as fields.
-    "kw_notes": "FOR (n:KwProbe) ON EACH [n.title, n.body, n.tenantId]",
+    "kw_notes": "FOR (n:KwProbe) ON EACH [n.title, n.body, n.searchTenant]",
     # Notes alone, title and body as one bag of words (what bm25s reads).
-    "kw_flat": "FOR (n:KwProbe) ON EACH [n.flat, n.tenantId]",
+    "kw_flat": "FOR (n:KwProbe) ON EACH [n.flat, n.searchTenant]",
     # Notes' one bag of words beside their chunks (each chunk with its note's title).
-    "kw_flat_chunks": "FOR (n:KwProbe|KwProbeChunk) ON EACH [n.flat, n.tenantId]",
+    "kw_flat_chunks": "FOR (n:KwProbe|KwProbeChunk) ON EACH [n.flat, n.searchTenant]",
     # Notes' one bag of words in a field of their own beside their chunks' bare text in theirs.
-    "kw_split": "FOR (n:KwProbe|KwProbeChunk) ON EACH [n.itemText, n.text, n.tenantId]",
+    "kw_split": "FOR (n:KwProbe|KwProbeChunk) ON EACH [n.itemText, n.text, n.searchTenant]",
     # Notes' one bag of words beside their chunks' bare text.
-    "kw_flat_bare_chunks": "FOR (n:KwProbe|KwProbeChunk) ON EACH [n.flatBare, n.tenantId]",
+    "kw_flat_bare_chunks": "FOR (n:KwProbe|KwProbeChunk) ON EACH [n.flatBare, n.searchTenant]",
 }
 
 
@@ -91,11 +91,12 @@ async def load(driver, corpus: dict[str, dict[str, str]]) -> None:  # type: igno
     async with driver.session() as session:
         await session.run("MATCH (n:KwProbe|KwProbeChunk {tenantId: $t}) DETACH DELETE n", t=TENANT)
         for start in range(0, len(notes), 1000):
-            await session.run("UNWIND $rows AS r CREATE (n:KwProbe) SET n = r, n.tenantId = $t",
-                              rows=notes[start:start + 1000], t=TENANT)
+            await session.run("UNWIND $rows AS r CREATE (n:KwProbe) SET n = r, n.tenantId = $t, n.searchTenant = $w",
+                              rows=notes[start:start + 1000], t=TENANT, w=tenant_token(TENANT))
         for start in range(0, len(chunks), 1000):
-            await session.run("UNWIND $rows AS r CREATE (n:KwProbeChunk) SET n = r, n.tenantId = $t",
-                              rows=chunks[start:start + 1000], t=TENANT)
+            await session.run("UNWIND $rows AS r CREATE (n:KwProbeChunk) "
+                              "SET n = r, n.tenantId = $t, n.searchTenant = $w",
+                              rows=chunks[start:start + 1000], t=TENANT, w=tenant_token(TENANT))
         for name, spec in INDEXES.items():
             await session.run(f"DROP INDEX {name} IF EXISTS")
             await session.run(f"CREATE FULLTEXT INDEX {name} IF NOT EXISTS {spec} {ANALYZER}")

@@ -72,3 +72,13 @@ async def test_a_background_step_shares_the_machine_while_requests_are_answered_
     off = Foreground(max_wait=0)  # VAULTGRAPH_ENRICHMENT_GIVE_WAY_SECONDS=0: background work never yields
     with off.serving():
         assert not off.busy
+
+
+async def test_one_step_waits_max_wait_at_most_in_all_however_many_batches_it_has() -> None:
+    """A long document's embedding (hundreds of batches) beside a steady stream of requests waits one `max_wait`
+    for the whole call, not one per batch, so it never runs into its attempt's timeout."""
+    gate = Foreground(grace=60, max_wait=0.05)
+    with gate.serving():
+        assert await asyncio.wait_for(gate.give_way(already=0.05), 5) == 0.0  # its budget is spent: no wait
+        waited = await asyncio.wait_for(gate.give_way(already=0.02), 5)
+    assert waited > 0 and gate.waits == 1

@@ -33,7 +33,7 @@ def test_syntax_characters_are_escaped() -> None:
 
 def test_query_restricts_to_the_tenant_without_scoring_it() -> None:
     query = fulltext_query(["graph", "db"], ["title", "body"], tenant="t-1")
-    assert query == "+searchTenant:tenantt_01_9^0 +(title:(graph db) body:(graph db))"
+    assert query == '+searchTenant:"tenantt_01_9"^0 +(title:(graph db) body:(graph db))'
 
 
 TENANT_IDS = st.from_regex(r"\A[A-Za-z0-9][A-Za-z0-9_.-]{0,40}\Z")

@@ -68,5 +68,5 @@ def test_a_mention_in_a_table_row_links_with_an_escaped_pipe_the_parser_reads() 
 
 def test_phrases_reach_lucene_as_escaped_phrases_of_the_tenant() -> None:
     assert phrase_query(['Node.js "x"', "  a   b ", "!!"], "body", "t-1") == (
-        '+searchTenant:tenantt_01_9^0 +(body:"Node.js \\"x\\"" body:"a b")')
+        '+searchTenant:"tenantt_01_9"^0 +(body:"Node.js \\"x\\"" body:"a b")')
     assert phrase_query(["!!"], "body", "t") is None

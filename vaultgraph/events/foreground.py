@@ -8,9 +8,11 @@ GraphQL operation over HTTP and each MCP call) and the background lanes (the wor
 
 `give_way` returns once no request has been in flight for `grace` seconds (a client's next request in a row comes
 within a few milliseconds, so one quiet moment between two is not an invitation), or after `max_wait` at the
-latest, so background work still moves under a steady stream of requests (at least one step per `max_wait`). A
-step that goes on while requests are still being answered asks `sharing()`, and the offline model runs it on one
-core instead of all (models/local_embedding.py), leaving the rest to the requests and to Neo4j.
+latest, and one step (a claim, a whole embedding call of many batches) waits `max_wait` at most in all, so
+background work still moves under a steady stream of requests and a long document's embedding never runs into its
+attempt's timeout. A batch that goes on while requests are still being answered asks `sharing()`, and the offline
+model runs it on one core instead of all (models/local_embedding.py), leaving the rest to the requests and Neo4j.
+The vector writes do not wait: a write held back behind a request that saved the same note would land after it.
 Long-lived streams (subscriptions, file downloads) are not counted: they would hold the lanes for good.
 """
 
@@ -22,7 +24,7 @@ import time
 from collections.abc import Iterator
 from contextvars import ContextVar
 
-GRACE_SECONDS = 0.05
+GRACE_SECONDS = 0.02
 MAX_WAIT_SECONDS = 1.0
 
 
@@ -58,13 +60,14 @@ class Foreground:
         """Whether a request is in flight or was a moment ago (and giving way is on at all)."""
         return bool(self.max_wait) and (bool(self.in_flight) or time.monotonic() - self._last_end < self.grace)
 
-    async def give_way(self) -> None:
-        """Wait until no request has been answered for `grace` seconds, or `max_wait` has passed."""
-        now = time.monotonic()
-        if not self.max_wait or (not self.in_flight and now - self._last_end >= self.grace):
-            return
+    async def give_way(self, already: float = 0.0) -> float:
+        """Wait until no request has been answered for `grace` seconds, or `max_wait` less `already` (what this
+        step's earlier waits took) has passed; returns the seconds waited."""
+        started = now = time.monotonic()
+        if self.max_wait - already <= 0 or (not self.in_flight and now - self._last_end >= self.grace):
+            return 0.0
         self.waits += 1
-        deadline = now + self.max_wait
+        deadline = now + self.max_wait - already
         while (now := time.monotonic()) < deadline:
             if self.in_flight:
                 with contextlib.suppress(TimeoutError):
@@ -73,8 +76,9 @@ class Foreground:
                 continue
             quiet_for = now - self._last_end
             if quiet_for >= self.grace:
-                return
+                break
             await asyncio.sleep(min(self.grace - quiet_for, deadline - now))
+        return time.monotonic() - started
 
 
 # The gate of the background lane this task belongs to (set for the worker pool's tasks); None elsewhere, so a
@@ -82,11 +86,12 @@ class Foreground:
 BACKGROUND: ContextVar[Foreground | None] = ContextVar("vaultgraph_background", default=None)
 
 
-async def give_way() -> None:
-    """In a background lane, let the process's requests go first; anywhere else, nothing."""
+async def give_way(already: float = 0.0) -> float:
+    """In a background lane, let the process's requests go first (`already`: the seconds this step has waited
+    before, so one step, a claim or a whole embedding call, waits `max_wait` at most in all); anywhere else, nothing.
+    Returns the seconds waited."""
     gate = BACKGROUND.get()
-    if gate is not None:
-        await gate.give_way()
+    return await gate.give_way(already) if gate is not None else 0.0
 
 
 def sharing() -> bool:

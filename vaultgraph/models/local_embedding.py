@@ -213,8 +213,11 @@ class LocalEmbedder:
             await asyncio.to_thread(self.load)
         token_ids = await asyncio.to_thread(self._tokenize, texts)
         out = np.empty((len(texts), self.dimensions), dtype=np.float32)
+        waited = 0.0
         for rows in self._batches(token_ids):
-            await give_way()  # a background lane's batch lets requests in flight go first (events/foreground.py)
+            # A background lane's batch lets requests in flight go first, a second at most for the whole call
+            # (events/foreground.py).
+            waited += await give_way(waited)
             # Still sharing the machine with requests after that wait: one core for this batch, not the pool's all.
             session = await self._sharing_session() if sharing() else None
             out[rows] = await asyncio.to_thread(self._infer, [token_ids[i] for i in rows], session)

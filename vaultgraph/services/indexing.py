@@ -16,7 +16,6 @@ from neo4j import AsyncManagedTransaction
 
 from vaultgraph.config import Settings
 from vaultgraph.domain import Document, Item, Note, Principal
-from vaultgraph.events.foreground import give_way
 from vaultgraph.graph import chunks as cypher
 from vaultgraph.graph.chunks import IndexState
 from vaultgraph.graph.session import Graph
@@ -207,7 +206,6 @@ class Indexer:
                 chunks.append((item.id, rows))
             reports.append(IndexReport(indexed=True, chunks=len(rows), embedded=len(own)))
         if embeddings or chunks:
-            await give_way()  # in a background lane, the vector index's writes wait for requests in flight too
             await self.graph.write(self._write, tenant, embeddings, chunks, model)
         return reports
 

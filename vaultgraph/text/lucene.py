@@ -63,12 +63,14 @@ def tenant_token(tenant: str) -> str:
 
 
 def _tenant_clause(tenant: str) -> str:
-    return f"+{SEARCH_TENANT_FIELD}:{tenant_token(tenant)}^0"
+    # Quoted: a spelling past the tokenizer's 255 characters is cut into words, and only the phrase of all of
+    # them (in order) is this tenant's; unquoted they would be OR-ed, and the last word shared with others.
+    return f'+{SEARCH_TENANT_FIELD}:"{tenant_token(tenant)}"^0'
 
 
 def fulltext_query(terms: Sequence[str], fields: Sequence[str], tenant: str | None = None,
                    boosts: dict[str, float] | None = None) -> str | None:
-    """`+searchTenant:tenant_t_9^0 +(title:(a b) body:(a b) …)`, or None when there is no word to search for."""
+    """`+searchTenant:"tenant_t_9"^0 +(title:(a b) body:(a b) …)`, or None when there is no word to search for."""
     if not terms:
         return None
     group = " ".join(escape(term) for term in terms)
@@ -94,7 +96,7 @@ def fallback_keywords(terms: Sequence[str]) -> list[str]:
 
 
 def phrase_query(phrases: Sequence[str], field: str, tenant: str) -> str | None:
-    """`+searchTenant:tenant_t_9^0 +(field:"a b" field:"c")`: any of the phrases, each analyzed as the field was
+    """`+searchTenant:"tenant_t_9"^0 +(field:"a b" field:"c")`: any of the phrases, each analyzed as the field was
     (so a name is found however the analyzer cut it into words); None when no phrase holds a letter or digit."""
     kept = [phrase for phrase in phrases if _WORD.search(phrase)]
     if not kept:
