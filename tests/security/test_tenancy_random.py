@@ -364,7 +364,7 @@ async def test_every_principal_sees_exactly_its_share(open_server: RunningServer
     rng = random.Random(SEED)
     world = World(SEED)
     # Two tenants are enough for one to hold what the other must not see; make test-all runs three.
-    tenants = [f"{tenant}{c}" for c in "abc"[:sized(2, 3)]]
+    tenants = [f"{tenant}-{c}" for c in "abc"[:sized(2, 3)]]  # ids that share words, as `team-a` and `team-b` do
     serve_tenants(open_server.app, tenants)  # its workers enrich these tenants' documents, no other test's
     world.principals = await _principals(keys, tenants, rng)
     admins = [w for w in world.principals if w.admin]

@@ -63,21 +63,18 @@ class Foreground:
     async def give_way(self, already: float = 0.0) -> float:
         """Wait until no request has been answered for `grace` seconds, or `max_wait` less `already` (what this
         step's earlier waits took) has passed; returns the seconds waited."""
-        started = now = time.monotonic()
-        if self.max_wait - already <= 0 or (not self.in_flight and now - self._last_end >= self.grace):
+        started = time.monotonic()
+        deadline = started + self.max_wait - already
+        if deadline <= started or not self.busy:
             return 0.0
         self.waits += 1
-        deadline = now + self.max_wait - already
-        while (now := time.monotonic()) < deadline:
+        while self.busy and (now := time.monotonic()) < deadline:
             if self.in_flight:
                 with contextlib.suppress(TimeoutError):
                     async with asyncio.timeout(deadline - now):
                         await self._quiet.wait()
-                continue
-            quiet_for = now - self._last_end
-            if quiet_for >= self.grace:
-                break
-            await asyncio.sleep(min(self.grace - quiet_for, deadline - now))
+            else:  # the grace after the last request
+                await asyncio.sleep(min(self._last_end + self.grace - now, deadline - now))
         return time.monotonic() - started
 
 

@@ -11,7 +11,7 @@ import structlog
 from neo4j import AsyncManagedTransaction
 
 from vaultgraph.graph.note_query import property_fields
-from vaultgraph.graph.search_text import SEARCH_TEXT_FIELD, set_search_text, tenant_token_cypher
+from vaultgraph.graph.search_text import SEARCH_TEXT_FIELD, SOURCES, set_search_text, tenant_token_cypher
 from vaultgraph.graph.session import Graph
 from vaultgraph.text.lucene import SEARCH_TENANT_FIELD
 from vaultgraph.text.resolve import document_name
@@ -39,6 +39,16 @@ class Migration:
     # A data step Cypher cannot do alone (it needs Python, e.g. slugify): one batch per call, run until it
     # reports 0 rows changed.
     backfill: Callable[[AsyncManagedTransaction], Awaitable[int]] | None = None
+
+
+_FULLTEXT_LABELS = "Document|Note|Chunk|Topic"
+
+
+def _english_fulltext_index(labels: str, *fields: str) -> str:
+    """The full-text index on these labels' properties, English-analysed: each migration that reshaped it."""
+    on = ", ".join(f"n.{name}" for name in fields)
+    return (f"CREATE FULLTEXT INDEX {FULLTEXT_INDEX} IF NOT EXISTS FOR (n:{labels}) ON EACH [{on}] "
+            "OPTIONS {indexConfig: {`fulltext.analyzer`: 'english'}}")
 
 
 _DOCUMENTS_WITHOUT_LINK_NAME = """
@@ -132,9 +142,7 @@ MIGRATIONS: tuple[Migration, ...] = (
         "filters by tenant inside the index",
         (
             f"DROP INDEX {FULLTEXT_INDEX} IF EXISTS",
-            f"CREATE FULLTEXT INDEX {FULLTEXT_INDEX} IF NOT EXISTS FOR (n:Document|Note|Chunk) "
-            "ON EACH [n.title, n.path, n.summary, n.body, n.text, n.tenantId] "
-            "OPTIONS {indexConfig: {`fulltext.analyzer`: 'english'}}",
+            _english_fulltext_index("Document|Note|Chunk", *SOURCES, "tenantId"),
         ),
     ),
     Migration(
@@ -198,9 +206,7 @@ MIGRATIONS: tuple[Migration, ...] = (
             "CREATE INDEX topic_item IF NOT EXISTS FOR (t:Topic) ON (t.tenantId, t.itemId)",
             "CREATE INDEX topic_embedding_model IF NOT EXISTS FOR (t:Topic) ON (t.tenantId, t.embeddingModel)",
             f"DROP INDEX {FULLTEXT_INDEX} IF EXISTS",
-            f"CREATE FULLTEXT INDEX {FULLTEXT_INDEX} IF NOT EXISTS FOR (n:Document|Note|Chunk|Topic) "
-            "ON EACH [n.title, n.path, n.summary, n.body, n.text, n.tenantId] "
-            "OPTIONS {indexConfig: {`fulltext.analyzer`: 'english'}}",
+            _english_fulltext_index(_FULLTEXT_LABELS, *SOURCES, "tenantId"),
         ),
     ),
     Migration(
@@ -218,9 +224,7 @@ MIGRATIONS: tuple[Migration, ...] = (
             f"DROP INDEX {FULLTEXT_INDEX} IF EXISTS",
             "MATCH (n) WHERE n:Note OR n:Document OR n:Chunk OR n:Topic "
             f"CALL (n) {{ SET {set_search_text('n')} }} IN TRANSACTIONS OF 10000 ROWS",
-            f"CREATE FULLTEXT INDEX {FULLTEXT_INDEX} IF NOT EXISTS FOR (n:Document|Note|Chunk|Topic) "
-            f"ON EACH [n.{SEARCH_TEXT_FIELD}, n.tenantId] "
-            "OPTIONS {indexConfig: {`fulltext.analyzer`: 'english'}}",
+            _english_fulltext_index(_FULLTEXT_LABELS, SEARCH_TEXT_FIELD, "tenantId"),
         ),
     ),
     Migration(
@@ -243,9 +247,7 @@ MIGRATIONS: tuple[Migration, ...] = (
             "MATCH (n) WHERE n:Note OR n:Document OR n:Chunk OR n:Topic "
             f"CALL (n) {{ SET n.{SEARCH_TENANT_FIELD} = {tenant_token_cypher('n.tenantId')} }} "
             "IN TRANSACTIONS OF 10000 ROWS",
-            f"CREATE FULLTEXT INDEX {FULLTEXT_INDEX} IF NOT EXISTS FOR (n:Document|Note|Chunk|Topic) "
-            f"ON EACH [n.{SEARCH_TEXT_FIELD}, n.{SEARCH_TENANT_FIELD}] "
-            "OPTIONS {indexConfig: {`fulltext.analyzer`: 'english'}}",
+            _english_fulltext_index(_FULLTEXT_LABELS, SEARCH_TEXT_FIELD, SEARCH_TENANT_FIELD),
         ),
     ),
 )

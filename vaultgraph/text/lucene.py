@@ -2,7 +2,7 @@
 
 User text never reaches the query parser as syntax: it is cut into words (Unicode letters, digits, `_`), each
 word is escaped and lowercased (so `AND`/`OR`/`NOT` are words, not operators), and the words are OR-ed in each
-field. The tenant clause is one term with boost 0: it restricts the hits without adding to their score.
+field. The tenant clause is one quoted word with boost 0: it restricts the hits without adding to their score.
 
 The tenant is matched through `searchTenant`, its id spelled as one word the index's English analyzer keeps whole
 (`tenant_token`), not through the id itself: the analyzer cut `team-a` into `team` (`a` is a stop word) and the
