@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from neo4j import AsyncManagedTransaction
 
-from vaultgraph.graph.migrations import FULLTEXT_INDEX, MIGRATIONS, apply_migrations, vector_index_name
+from vaultgraph.graph.migrations import FULLTEXT_INDEX, MIGRATIONS, WORDS_INDEX, apply_migrations, vector_index_name
 from vaultgraph.graph.search_text import SEARCH_TEXT_FIELD, set_search_text
 from vaultgraph.graph.session import Graph
 from vaultgraph.text.lucene import SEARCH_TENANT_FIELD, fulltext_query, tenant_token
@@ -62,6 +62,14 @@ async def test_the_fulltext_index_reads_one_bag_of_words_per_node(graph: Graph) 
     index = (await graph.read(_indexes))[FULLTEXT_INDEX]
     assert index["properties"] == [SEARCH_TEXT_FIELD, SEARCH_TENANT_FIELD]
     assert index["options"]["indexConfig"]["fulltext.analyzer"] == "english"  # type: ignore[index]
+
+
+async def test_the_words_as_written_are_indexed_beside_their_stems_for_the_substring_fallback(graph: Graph) -> None:
+    words = (await graph.read(_indexes))[WORDS_INDEX]
+    stems = (await graph.read(_indexes))[FULLTEXT_INDEX]
+    assert words["labelsOrTypes"] == stems["labelsOrTypes"]
+    assert words["properties"] == [SEARCH_TENANT_FIELD, SEARCH_TEXT_FIELD]  # in stems' order, Neo4j took it for them
+    assert words["options"]["indexConfig"]["fulltext.analyzer"] == "standard-no-stop-words"  # type: ignore[index]
 
 
 async def test_a_new_dimension_gets_its_own_vector_index(graph: Graph) -> None:

@@ -102,6 +102,26 @@ async def test_a_body_that_shrinks_loses_its_chunks(
     assert note.indexed and await graph.read(_chunks, principal.tenant_id, note.id) == []
 
 
+async def test_vectors_of_a_text_replaced_meanwhile_are_not_written_over_the_newer_ones(
+    graph: Graph, models: OpenAIModelClient, server: OpenAICompatibleServer, principal: Principal
+) -> None:
+    # A worker's lane read the note, then a save of a new body indexed it inline; the lane's write comes last.
+    indexer = Indexer(graph, models, POLICY)
+    notes = NoteService(graph, 100, indexer=indexer.index_notes)
+    read_by_the_lane = (await notes.save(principal, NoteDraft(title="Farm", body=LONG_BODY))).note
+    edited = LONG_BODY.replace("goats climb", "goats descend")
+    saved = (await notes.save(principal, NoteDraft(id=read_by_the_lane.id, title="Farm", body=edited))).note
+    newer = await graph.read(_chunks, principal.tenant_id, saved.id)
+    server.reset()
+
+    assert await indexer.index_note(principal, read_by_the_lane)
+    assert _embedded(server)  # the older text was embedded again (its vectors had been replaced)...
+    assert await graph.read(_chunks, principal.tenant_id, saved.id) == newer  # ...and not written
+    assert any("descend" in str(c["text"]) for c in newer)
+    server.reset()
+    assert await indexer.index_note(principal, saved) and _embedded(server) == []  # the newer vectors are whole
+
+
 async def test_a_note_still_saves_when_embedding_fails(
     graph: Graph, models: OpenAIModelClient, server: OpenAICompatibleServer, principal: Principal
 ) -> None:

@@ -226,6 +226,35 @@ async def test_substring_fallback_when_lucene_finds_nothing(
     assert result.hits[0].keyword is not None and result.hits[0].keyword.score == 1.0
 
 
+async def test_the_fallback_finds_parts_of_words_in_any_script_and_scores_the_share_of_keywords_found(
+    graph: Graph, models: LocalModelClient, service: SearchService, principal: Principal
+) -> None:
+    # Hangul is indexed a run to a term, found inside it; Han a character to a term, found by the query's own words.
+    notes = _notes(graph, models)
+    korean = (await notes.save(principal, NoteDraft(title="보안", body="사용자인증 절차를 설명한다."))).note
+    chinese = (await notes.save(principal, NoteDraft(title="安全", body="用户认证流程说明。"))).note
+    glossary = NoteDraft(title="Glossary", body="Difluoromethane and hydrofluorocarbons.")
+    both = (await notes.save(principal, glossary)).note
+    one = (await notes.save(principal, NoteDraft(title="Refrigerants", body="Difluoromethane replaces R-22."))).note
+
+    result = await _search(service, principal, "인증", mode=SearchMode.KEYWORD)
+    assert _ids(result) == [korean.id] and result.keyword.fallback
+    result = await _search(service, principal, "认证流", mode=SearchMode.KEYWORD)
+    assert _ids(result)[0] == chinese.id and not result.keyword.fallback
+    result = await _search(service, principal, "fluorometh drofluoro", mode=SearchMode.KEYWORD)
+    assert _ids(result) == [both.id, one.id] and result.keyword.fallback
+    assert [hit.keyword.score for hit in result.hits if hit.keyword] == [1.0, 0.5]
+
+
+async def test_the_fallback_sees_only_the_callers_tenant(
+    graph: Graph, models: LocalModelClient, service: SearchService, principal: Principal
+) -> None:
+    other = Principal(tenant_id=principal.tenant_id + "-b", sees_all_scopes=True)
+    await _notes(graph, models).save(other, NoteDraft(title="Refrigerants", body="Difluoromethane replaces R-22."))
+    result = await _search(service, principal, "fluorometh", mode=SearchMode.KEYWORD)
+    assert result.hits == []
+
+
 @pytest.fixture
 def embedding_server() -> Iterator[OpenAICompatibleServer]:
     with run_openai_server(embedding_dimensions=384) as server:

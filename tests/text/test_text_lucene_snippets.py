@@ -9,7 +9,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.support.tiers import sized
-from vaultgraph.text.lucene import STOP_WORDS, escape, fallback_keywords, fulltext_query, query_terms, tenant_token
+from vaultgraph.text.lucene import (
+    STOP_WORDS,
+    escape,
+    fallback_keywords,
+    fallback_query,
+    fulltext_query,
+    query_terms,
+    tenant_token,
+)
 from vaultgraph.text.snippets import _matches, _same_word, _stem, make_snippet
 
 pytestmark = pytest.mark.text
@@ -58,6 +66,12 @@ def test_fallback_keywords_skip_short_and_common_words_and_split_cjk() -> None:
     assert fallback_keywords(["the", "of", "vector", "db"]) == ["vector"]
     assert fallback_keywords(["用户认证"]) == ["用户", "户认", "认证"]
     assert len(fallback_keywords([f"word{i}" for i in range(10)])) == 5
+
+
+def test_the_fallback_asks_the_index_for_words_containing_each_keyword_within_the_tenant() -> None:
+    assert fallback_query(["fluorometh", "인증"], ["searchText"], "t-1") == (
+        f'+searchTenant:"{tenant_token("t-1")}"^0 +(searchText:*fluorometh* searchText:*인증*)')
+    assert fallback_query([], ["searchText"], "t-1") is None
 
 
 def test_snippet_marks_matched_words_and_stems() -> None:

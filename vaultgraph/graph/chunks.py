@@ -14,6 +14,7 @@ from typing import Any
 
 from neo4j import AsyncManagedTransaction
 
+from vaultgraph.graph.locking import locked_where
 from vaultgraph.graph.search_text import set_search_text
 from vaultgraph.graph.vectors import VectorModel, from_model, set_vector
 
@@ -72,6 +73,16 @@ MATCH (c:Chunk {{tenantId: $tenant, itemId: id}}) WHERE {from_model("c")} AND c.
 RETURN c.itemId AS itemId, c.heading AS heading, c.text AS text, c.embedding AS embedding
 """
 
+# The notes whose title and body are still the ones their vectors were computed from, read under each note's lock
+# (graph/locking.py): a save that landed while the old text was being embedded (a worker's lane, or another save's
+# inline indexing) keeps its own vectors, which the older ones would otherwise overwrite and leave stale.
+STILL_CURRENT = """
+UNWIND $texts AS text
+MATCH (n:Item:Note {tenantId: $tenant, id: text.id})
+""" + locked_where("n", "n.title = text.title AND n.bodySha256 = text.bodySha256") + """
+RETURN n.id AS id
+"""
+
 CHUNK_COUNT = "MATCH (c:Chunk {tenantId: $tenant, itemId: $id}) RETURN count(c) AS count"
 
 
@@ -106,6 +117,12 @@ async def index_states(tx: AsyncManagedTransaction, tenant: str, ids: list[str],
         chunks = [StoredChunk(c["hash"], c["embedding"], c["ownerKey"]) for c in stored]
         states[record["id"]] = IndexState(record["itemHash"], chunks)
     return states
+
+
+async def still_current(tx: AsyncManagedTransaction, tenant: str, texts: list[dict[str, str]]) -> set[str]:
+    """Of these notes ({id, title, bodySha256}: the text indexed), those whose text is still that one."""
+    result = await tx.run(STILL_CURRENT, tenant=tenant, texts=texts)
+    return {record["id"] async for record in result}
 
 
 async def replace_chunks(

@@ -19,6 +19,10 @@ from vaultgraph.text.resolve import document_name
 log = structlog.get_logger(__name__)
 
 FULLTEXT_INDEX = "item_text"
+# The same field's words as written (lowercased, not stemmed): what the substring fallback looks inside
+# (graph/search.py FALLBACK_HITS). The English index's terms are stems, which a part of a word can miss ("aching"
+# is in "caching", not in its stem "cach").
+WORDS_INDEX = "item_words"
 
 
 def vector_index_name(dimensions: int) -> str:
@@ -248,6 +252,18 @@ MIGRATIONS: tuple[Migration, ...] = (
             f"CALL (n) {{ SET n.{SEARCH_TENANT_FIELD} = {tenant_token_cypher('n.tenantId')} }} "
             "IN TRANSACTIONS OF 10000 ROWS",
             _english_fulltext_index(_FULLTEXT_LABELS, SEARCH_TEXT_FIELD, SEARCH_TENANT_FIELD),
+        ),
+    ),
+    Migration(
+        257,  # issue 25, item 6
+        "the substring fallback finds its candidates in an index of the words as written (item_words), not by a "
+        "scan of the tenant's text: a search for words the vault does not hold no longer reads every note",
+        (
+            # The tenant's word first: Neo4j takes a full-text index on the same labels and properties in the same
+            # order for the English one and would create nothing (IF NOT EXISTS).
+            f"CREATE FULLTEXT INDEX {WORDS_INDEX} IF NOT EXISTS FOR (n:{_FULLTEXT_LABELS}) "
+            f"ON EACH [n.{SEARCH_TENANT_FIELD}, n.{SEARCH_TEXT_FIELD}] "
+            "OPTIONS {indexConfig: {`fulltext.analyzer`: 'standard-no-stop-words'}}",
         ),
     ),
 )

@@ -19,7 +19,7 @@ from typing import Any
 
 from neo4j import AsyncManagedTransaction
 
-from vaultgraph.graph.migrations import FULLTEXT_INDEX, embedded_label, vector_index_name
+from vaultgraph.graph.migrations import FULLTEXT_INDEX, WORDS_INDEX, embedded_label, vector_index_name
 from vaultgraph.graph.search_text import SEARCH_TEXT_FIELD
 from vaultgraph.graph.vectors import VectorModel, from_model
 
@@ -59,24 +59,18 @@ CALL db.index.fulltext.queryNodes($index, $lucene, {limit: $limit}) YIELD node, 
 WHERE score > 0
 """ + _VISIBLE
 
-# Cross-language fallback when Lucene finds nothing: a substring scan of the tenant's text (GoClaw's ILIKE pass).
-# The score is the share of keywords found, so it is already in [0, 1].
+# The substring fallback when Lucene finds no word of the query (GoClaw's ILIKE pass, for cross-language queries and
+# parts of words): the index of words as written proposes the tenant's nodes with a word containing a keyword
+# (text/lucene.py `fallback_query`), and their text decides: the score is the share of keywords the text contains,
+# in [0, 1]. A scan of the tenant's text did this before, at a cost growing with the tenant (bench/README.md, search
+# under an import).
 FALLBACK_HITS = """
-CALL () {
-  MATCH (node:Note {tenantId: $tenant}) RETURN node
-  UNION
-  MATCH (node:Document {tenantId: $tenant}) RETURN node
-  UNION
-  MATCH (node:Chunk {tenantId: $tenant}) RETURN node
-  UNION
-  MATCH (node:Topic {tenantId: $tenant}) RETURN node
-}
-WITH node, toLower(coalesce(node.title, '') + ' ' + coalesce(node.path, '') + ' ' + coalesce(node.summary, '') + ' '
-                   + coalesce(node.body, '') + ' ' + coalesce(node.text, '')) AS hay
+CALL db.index.fulltext.queryNodes($index, $lucene, {limit: $limit}) YIELD node
+WITH node, toLower(coalesce(node.""" + SEARCH_TEXT_FIELD + """, '')) AS hay
 WITH node, size([keyword IN $keywords WHERE hay CONTAINS keyword]) AS found
 WHERE found > 0
 WITH node, toFloat(found) / size($keywords) AS score
-ORDER BY score DESC LIMIT $limit
+ORDER BY score DESC
 """ + _VISIBLE
 
 
@@ -170,8 +164,11 @@ async def keyword_hits(tx: AsyncManagedTransaction, lucene: str, limit: int, whe
     return await _rows(tx, KEYWORD_HITS, index=FULLTEXT_INDEX, lucene=lucene, limit=limit, **where.params())
 
 
-async def fallback_hits(tx: AsyncManagedTransaction, keywords: list[str], limit: int, where: HitFilter) -> list[RawHit]:
-    return await _rows(tx, FALLBACK_HITS, keywords=keywords, limit=limit, **where.params())
+async def fallback_hits(
+    tx: AsyncManagedTransaction, lucene: str, keywords: list[str], limit: int, where: HitFilter
+) -> list[RawHit]:
+    return await _rows(tx, FALLBACK_HITS, index=WORDS_INDEX, lucene=lucene, keywords=keywords, limit=limit,
+                       **where.params())
 
 
 async def vector_hits(

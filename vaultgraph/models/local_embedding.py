@@ -235,23 +235,18 @@ class LocalEmbedder:
             return []
         if not self.loaded:
             await asyncio.to_thread(self.load)
-        matrix = await asyncio.get_running_loop().run_in_executor(_QUERY_EXECUTOR, self._embed_query_sync, texts)
+        matrix = await asyncio.get_running_loop().run_in_executor(
+            _QUERY_EXECUTOR, self.embed_sync, texts, self._query_session)
         return [row.tolist() for row in matrix]
 
-    def _embed_query_sync(self, texts: Sequence[str]) -> Matrix:
-        token_ids = self._tokenize(texts)
-        out = np.empty((len(texts), self.dimensions), dtype=np.float32)
-        for rows in self._batches(token_ids):
-            out[rows] = self._infer([token_ids[i] for i in rows], self._query_session)
-        return out
-
-    def embed_sync(self, texts: Sequence[str]) -> Matrix:
-        """The same vectors as a (len(texts), 384) float32 matrix, computed in the calling thread."""
+    def embed_sync(self, texts: Sequence[str], session: _LoadedSession | None = None) -> Matrix:
+        """The same vectors as a (len(texts), 384) float32 matrix, computed in the calling thread (on `session`,
+        the indexing lane's by default)."""
         self.load()
         token_ids = self._tokenize(texts)
         out = np.empty((len(texts), self.dimensions), dtype=np.float32)
         for rows in self._batches(token_ids):
-            out[rows] = self._infer([token_ids[i] for i in rows])
+            out[rows] = self._infer([token_ids[i] for i in rows], session)
         return out
 
     def _batches(self, token_ids: list[list[int]]) -> list[list[int]]:

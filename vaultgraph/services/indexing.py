@@ -185,6 +185,7 @@ class Indexer:
         reports: list[IndexReport] = []
         embeddings: list[dict[str, object]] = []
         chunks: list[tuple[str, list[dict[str, object]]]] = []
+        texts_of_notes: list[dict[str, str]] = []
         for plan in plans:
             if plan is None:
                 reports.append(IndexReport(indexed=False, error="the item no longer exists"))
@@ -204,16 +205,28 @@ class Indexer:
                 if plan.new_item_vector:
                     embeddings.append({"id": item.id, "embedding": own[0], "hash": plan.item_hash or ""})
                 chunks.append((item.id, rows))
+                if isinstance(item, Note):
+                    texts_of_notes.append({"id": item.id, "title": item.title, "bodySha256": item.body_sha256})
             reports.append(IndexReport(indexed=True, chunks=len(rows), embedded=len(own)))
         if embeddings or chunks:
-            await self.graph.write(self._write, tenant, embeddings, chunks, model)
+            await self.graph.write(self._write, tenant, embeddings, chunks, texts_of_notes, model)
         return reports
 
     @staticmethod
     async def _write(
         tx: AsyncManagedTransaction, tenant: str, embeddings: list[dict[str, object]],
-        chunks: list[tuple[str, list[dict[str, object]]]], model: VectorModel,
+        chunks: list[tuple[str, list[dict[str, object]]]], texts_of_notes: list[dict[str, str]], model: VectorModel,
     ) -> None:
+        # A note saved again since its text was read here has the newer save's vectors (indexed by that save, or
+        # queued again for the workers): these, of the older text, are not written. Documents are not checked here:
+        # a document's chunks are written by the enrichment run that read its file.
+        if texts_of_notes:
+            current = await cypher.still_current(tx, tenant, texts_of_notes)
+            replaced = {text["id"] for text in texts_of_notes} - current
+            if replaced:
+                log.info("vectors of a replaced note text not written", tenant=tenant, note_ids=sorted(replaced))
+                embeddings = [row for row in embeddings if row["id"] not in replaced]
+                chunks = [(id, rows) for id, rows in chunks if id not in replaced]
         if embeddings:
             await cypher.set_item_embeddings(tx, tenant, embeddings, model)
         if chunks:

@@ -58,7 +58,7 @@ from vaultgraph.services.search_request import (
 from vaultgraph.services.similarity_floor import Background, null_of
 from vaultgraph.services.taxonomy import DEFAULT_TAXONOMY, tenant_taxonomy
 from vaultgraph.services.vector_completion import completed
-from vaultgraph.text.lucene import fallback_keywords, fulltext_query, query_terms
+from vaultgraph.text.lucene import fallback_keywords, fallback_query, fulltext_query, query_terms
 from vaultgraph.text.snippets import Snippet, make_snippet
 
 log = structlog.get_logger(__name__)
@@ -125,7 +125,7 @@ class ChannelReport:
     ran: bool
     hits: int = 0
     skipped: str | None = None  # why the channel did not run, when it should have
-    fallback: bool = False  # keyword only: Lucene found nothing and the substring scan answered
+    fallback: bool = False  # keyword only: Lucene found no word and the substring fallback answered
     floor: float | None = None  # vector only: the similarity floor of this query (services/similarity_floor.py)
 
 
@@ -287,7 +287,7 @@ class SearchService:
         return personal_first(fused, identities, Owner(Scope.PERSONAL, agent_id=principal.agent_id).key)
 
     async def _keyword(self, terms: list[str], where: HitFilter, want: int) -> tuple[list[ChannelHit], bool]:
-        """Lucene first; when it finds nothing, the substring scan (the second value says it answered)."""
+        """Lucene first; when it finds nothing, the substring fallback (the second value says it answered)."""
         lucene = fulltext_query(terms, FULLTEXT_FIELDS, where.tenant)
         hits: list[ChannelHit] = []
         if lucene is not None:
@@ -295,9 +295,10 @@ class SearchService:
         if hits:
             return hits, False
         keywords = fallback_keywords(terms)
-        if not keywords:
+        candidates = fallback_query(keywords, FULLTEXT_FIELDS, where.tenant)
+        if candidates is None:
             return [], False
-        hits = await deepen(lambda n: self.graph.read(cypher.fallback_hits, keywords, n, where), want)
+        hits = await deepen(lambda n: self.graph.read(cypher.fallback_hits, candidates, keywords, n, where), want)
         return hits, bool(hits)
 
     async def _vector(

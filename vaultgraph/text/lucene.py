@@ -1,4 +1,5 @@
-"""User text → a safe Lucene query for Neo4j's full-text index, and keywords for the substring fallback.
+"""User text → a safe Lucene query for Neo4j's full-text index, and keywords (and their query) for the substring
+fallback.
 
 User text never reaches the query parser as syntax: it is cut into words (Unicode letters, digits, `_`), each
 word is escaped and lowercased (so `AND`/`OR`/`NOT` are words, not operators), and the words are OR-ed in each
@@ -24,7 +25,7 @@ MIN_FALLBACK_KEYWORD = 3
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 _WORD = re.compile(r"\w+")
 _SPECIAL = re.compile(r'([+\-&|!(){}\[\]^"~*?:\\/])')
-# Words too common to say anything in a substring scan or a snippet (Lucene's English stop words and a few more).
+# Words too common to say anything in a substring match or a snippet (Lucene's English stop words and a few more).
 STOP_WORDS = frozenset({
     "a", "an", "as", "at", "be", "by", "if", "in", "is", "it", "no", "of", "on", "or", "to", "such",
     "the", "and", "for", "are", "but", "not", "you", "all", "any", "can", "had", "her", "was", "one", "our", "out",
@@ -83,7 +84,7 @@ def fulltext_query(terms: Sequence[str], fields: Sequence[str], tenant: str | No
 
 
 def fallback_keywords(terms: Sequence[str]) -> list[str]:
-    """Keywords for the substring scan: long enough, not stop words; runs of CJK text become bigrams."""
+    """Keywords for the substring fallback: long enough, not stop words; runs of CJK text become bigrams."""
     keywords: dict[str, None] = {}
     for term in terms:
         if _CJK.search(term):
@@ -93,6 +94,18 @@ def fallback_keywords(terms: Sequence[str]) -> list[str]:
         elif len(term) >= MIN_FALLBACK_KEYWORD and term not in STOP_WORDS:
             keywords.setdefault(term, None)
     return list(keywords)[:MAX_FALLBACK_KEYWORDS]
+
+
+def fallback_query(keywords: Sequence[str], fields: Sequence[str], tenant: str) -> str | None:
+    """`+searchTenant:"tenant_t_9"^0 +(field:*kw* …)`: the tenant's nodes holding a word that contains a keyword,
+    the candidates of the substring fallback, asked of the index of words as written (lowercased, not stemmed):
+    `fluorometh` is found in `difluoromethane`, a hangul or katakana keyword inside a run of its script (one word).
+    Han and kana are indexed a character to a word, so the query's own words already find them. None when there is
+    no keyword."""
+    if not keywords:
+        return None
+    clauses = " ".join(f"{field}:*{escape(keyword)}*" for field in fields for keyword in keywords)
+    return f"{_tenant_clause(tenant)} +({clauses})"
 
 
 def phrase_query(phrases: Sequence[str], field: str, tenant: str) -> str | None:

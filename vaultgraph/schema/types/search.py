@@ -128,7 +128,8 @@ class SearchChannel:
     ran: bool = strawberry.field(description="False when the mode left it out or it was skipped (see `skipped`).")
     hits: int = strawberry.field(description="Items the channel found (before fusion and the page cut).")
     skipped: str | None = strawberry.field(description="Why the channel did not run, when it should have.")
-    fallback: bool = strawberry.field(description="Keyword: Lucene found nothing; the substring scan answered.")
+    fallback: bool = strawberry.field(
+        description="Keyword: Lucene found no word of the query; the substring fallback (parts of words) answered.")
     floor: float | None = strawberry.field(description=(
         "Vector: the query's similarity floor (a cosine, -1 to 1): the channel brings in only items above it, as "
         "no more like the query than unrelated text is below it. Null for the keyword channel or when not computed."))
