@@ -79,7 +79,7 @@ RETURN c.itemId AS itemId, c.heading AS heading, c.text AS text, c.embedding AS 
 STILL_CURRENT = """
 UNWIND $texts AS text
 MATCH (n:Item:Note {tenantId: $tenant, id: text.id})
-""" + locked_where("n", "n.title = text.title AND n.bodySha256 = text.bodySha256") + """
+""" + locked_where("n", "n.title = text.title AND coalesce(n.bodySha256, '') = text.bodySha256") + """
 RETURN n.id AS id
 """
 
