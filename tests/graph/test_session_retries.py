@@ -3,11 +3,14 @@ that a second run does not meet (graph/session.py, _passing_fault)."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from neo4j import AsyncManagedTransaction
 from neo4j.exceptions import Neo4jError
 
-from vaultgraph.graph.session import RACE_RETRIES, Graph
+from vaultgraph.events.foreground import BACKGROUND, Foreground
+from vaultgraph.graph.session import MAX_RETRY_SECONDS, RACE_RETRIES, Graph
 
 pytestmark = pytest.mark.graph
 
@@ -54,3 +57,33 @@ async def test_any_other_database_error_is_not_retried(graph: Graph) -> None:
     with pytest.raises(Neo4jError, match="heap"):
         await graph.read(work)  # type: ignore[arg-type]
     assert len(calls) == 1
+
+
+DEADLOCK = {"code": "Neo.TransientError.Transaction.DeadlockDetected",
+            "message": "ForsetiClient can't acquire EXCLUSIVE DEGREES(7): it would form a deadlock wait cycle"}
+
+
+def failing_for(seconds: float) -> object:
+    """A transaction function that fails as a deadlock victim for `seconds`, then reads one row for real."""
+    started = time.monotonic()
+
+    async def work(tx: AsyncManagedTransaction) -> int:
+        if time.monotonic() - started < seconds:
+            raise Neo4jError._hydrate_neo4j(**DEADLOCK)
+        record = await (await tx.run("RETURN 41 + 1 AS answer")).single()
+        assert record is not None
+        return int(record["answer"])
+
+    return work
+
+
+async def test_a_background_write_outlasts_a_deadlock_that_a_request_gives_up_on(graph: Graph) -> None:
+    # The driver's last wait may end past its MAX_RETRY_SECONDS (it checks the time before it waits): ~3.5 s at most.
+    outlasting = 3 * MAX_RETRY_SECONDS + 1
+    with pytest.raises(Neo4jError, match="deadlock"):
+        await graph.write(failing_for(outlasting))  # type: ignore[arg-type]
+    lane = BACKGROUND.set(Foreground())  # as the worker pool's tasks run
+    try:
+        assert await graph.write(failing_for(outlasting)) == 42  # type: ignore[arg-type]
+    finally:
+        BACKGROUND.reset(lane)

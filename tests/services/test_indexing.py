@@ -6,6 +6,7 @@ Embeddings come from the test's OpenAI-compatible server, which records what it 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
+from dataclasses import replace
 from datetime import UTC, datetime
 
 import pytest
@@ -158,3 +159,24 @@ async def test_documents_are_indexed_with_their_text_as_chunks(
     result = await search.search(principal, SearchRequest("frobnicator", mode=SearchMode.KEYWORD))
     assert [h.item.id for h in result.hits] == ["doc_runbook"]
     assert result.hits[0].snippet().text == "Restart the **frobnicator** with care."
+
+
+async def test_a_run_that_read_an_older_file_writes_no_chunks_over_the_newer_files(
+    graph: Graph, models: OpenAIModelClient, principal: Principal
+) -> None:
+    # The file changed while an enrichment run embedded its older text: the node names the newer file's SHA.
+    await graph.write(_create_document, principal.tenant_id, "doc_runbook", "ops/runbook.md")
+    await graph.write(lambda tx: tx.run("MATCH (d:Document {tenantId: $tenant, id: 'doc_runbook'}) "
+                                        "SET d.contentHash = 'sha-of-the-new-file'", tenant=principal.tenant_id))
+    now = datetime.now(UTC)
+    document = Document(
+        id="doc_runbook", tenant_id=principal.tenant_id, owner=Owner(Scope.TEAM, team_id="ops"),
+        path="ops/runbook.md", title="Runbook", doc_type="markdown", content_hash="sha-of-the-old-file",
+        size_bytes=0, summary=None, category=None, metadata={}, enrichment=Enrichment(EnrichmentStage.EMBED),
+        created_at=now, updated_at=now,
+    )
+    indexer = Indexer(graph, models, POLICY)
+    assert (await indexer.index_document(document, "Restart the frobnicator.")).embedded == 1
+    assert await graph.read(_chunks, principal.tenant_id, "doc_runbook") == []
+    await indexer.index_document(replace(document, content_hash="sha-of-the-new-file"), "Restart the frobnicator.")
+    assert len(await graph.read(_chunks, principal.tenant_id, "doc_runbook")) == 1

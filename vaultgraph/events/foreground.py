@@ -91,6 +91,11 @@ async def give_way(already: float = 0.0) -> float:
     return await gate.give_way(already) if gate is not None else 0.0
 
 
+def in_background() -> bool:
+    """Whether this task is a background lane's (the worker pool's), which no request waits on."""
+    return BACKGROUND.get() is not None
+
+
 def sharing() -> bool:
     """Whether this is a background lane's step while requests are being answered: it should leave them room
     (the offline model then runs the step on one core of its pool, not all of them)."""

@@ -73,13 +73,16 @@ MATCH (c:Chunk {{tenantId: $tenant, itemId: id}}) WHERE {from_model("c")} AND c.
 RETURN c.itemId AS itemId, c.heading AS heading, c.text AS text, c.embedding AS embedding
 """
 
-# The notes whose title and body are still the ones their vectors were computed from, read under each note's lock
-# (graph/locking.py): a save that landed while the old text was being embedded (a worker's lane, or another save's
-# inline indexing) keeps its own vectors, which the older ones would otherwise overwrite and leave stale.
+# The items whose text is still the one their vectors were computed from (a note's title and body, a document's
+# file by its SHA-256: its title is left out, as a new title is no new enrichment run and the run's chunks must still
+# land), read under each item's lock (graph/locking.py): a save or a new file that landed while the old text was
+# being embedded (a worker's lane, another save's inline indexing, an enrichment run whose claim a change revoked)
+# keeps its own vectors, which the older ones would otherwise overwrite and leave stale.
 STILL_CURRENT = """
 UNWIND $texts AS text
-MATCH (n:Item:Note {tenantId: $tenant, id: text.id})
-""" + locked_where("n", "n.title = text.title AND coalesce(n.bodySha256, '') = text.bodySha256") + """
+MATCH (n:Item {tenantId: $tenant, id: text.id})
+""" + locked_where("n", "(text.title IS NULL OR n.title = text.title) "
+                      "AND coalesce(n.bodySha256, n.contentHash, '') = text.sha") + """
 RETURN n.id AS id
 """
 
@@ -119,9 +122,11 @@ async def index_states(tx: AsyncManagedTransaction, tenant: str, ids: list[str],
     return states
 
 
-async def still_current(tx: AsyncManagedTransaction, tenant: str, texts: list[dict[str, str]]) -> set[str]:
-    """Of these notes ({id, title, bodySha256}: the text indexed), those whose text is still that one."""
-    result = await tx.run(STILL_CURRENT, tenant=tenant, texts=texts)
+async def still_current(tx: AsyncManagedTransaction, tenant: str, texts: list[dict[str, str | None]]) -> set[str]:
+    """Of these items ({id, sha, title: None for a document}: the text indexed), those whose text is still that
+    one."""
+    # Locked in id order, as other many-item writers lock: two of them never wait on each other crosswise.
+    result = await tx.run(STILL_CURRENT, tenant=tenant, texts=sorted(texts, key=lambda text: str(text["id"])))
     return {record["id"] async for record in result}
 
 

@@ -24,10 +24,16 @@ from tenacity import (
 )
 
 from vaultgraph.errors import Unavailable
+from vaultgraph.events.foreground import in_background
 
 T = TypeVar("T")
 
 MAX_RETRY_SECONDS = 2.0
+# A background lane's write (events/foreground.py) keeps retrying a transient failure longer: its inputs are
+# computed (a batch's vectors cost seconds of the model) and no request waits on it. A note lane's vector write
+# deadlocked with an import adding links to the same hub (the label of its vector needs the node's degrees) for
+# longer than 2 s, and the batch was embedded again later (bench/README.md, deferred embedding, round five).
+BACKGROUND_RETRY_SECONDS = 30.0
 ENTITY_GONE = "Neo.ClientError.Statement.EntityNotFound"
 # Neo4j 2026.08's filtered vector search (SEARCH … WHERE) now and then fails inside Lucene with an
 # ArrayIndexOutOfBoundsException (FixedBitSet.get <- Lucene10IndexSearcher.searchVectors, seen in the server's
@@ -80,8 +86,12 @@ class Graph:
                                lambda session: session.execute_read(self._counting(fn), *args, **kwargs))
 
     async def write(self, fn: Callable[..., Awaitable[T]], *args: Any, **kwargs: Any) -> T:
-        return await self._run(neo4j.WRITE_ACCESS,
-                               lambda session: session.execute_write(self._counting(fn), *args, **kwargs))
+        def work(session: AsyncSession) -> Awaitable[T]:
+            return session.execute_write(self._counting(fn), *args, **kwargs)
+
+        if in_background():
+            return await _retried(self._run, neo4j.WRITE_ACCESS, work, graph=self, patience=BACKGROUND_RETRY_SECONDS)
+        return await self._run(neo4j.WRITE_ACCESS, work)
 
     def _counting(self, fn: Callable[..., Awaitable[T]]) -> Callable[..., Awaitable[T]]:
         """`fn`, counting each call after its first in `retries`: the driver retries a managed transaction by
@@ -161,14 +171,16 @@ def _driver_retryable(exc: BaseException) -> bool:
     return isinstance(exc, Neo4jError | DriverError) and exc.is_retryable()
 
 
-async def _retried(fn: Callable[..., Awaitable[T]], *args: Any, graph: Graph) -> T:
+async def _retried(fn: Callable[..., Awaitable[T]], *args: Any, graph: Graph,
+                   patience: float = MAX_RETRY_SECONDS) -> T:
     """`fn(*args)` retried on what the driver calls retryable (a managed transaction's rule) for at most
-    MAX_RETRY_SECONDS, waiting 50 ms, then twice as long each time; each retry counted in `graph.retries`."""
+    `patience` seconds, waiting 50 ms, then twice as long each time (2 s at most); each retry counted in
+    `graph.retries`."""
 
     def count(state: RetryCallState) -> None:
         graph.retries += 1
 
-    retrying = AsyncRetrying(retry=retry_if_exception(_driver_retryable), stop=stop_before_delay(MAX_RETRY_SECONDS),
+    retrying = AsyncRetrying(retry=retry_if_exception(_driver_retryable), stop=stop_before_delay(patience),
                              wait=wait_exponential(multiplier=0.05, max=MAX_RETRY_SECONDS), reraise=True,
                              before_sleep=count)
     return await retrying(fn, *args)

@@ -208,7 +208,9 @@ class Pipeline:
         await self.topics.index(tenant, jobs)  # the text is read and the summary written: its topics replace the old
 
     async def _index_chunks(self, indexer: ChunkIndexer, job: Job) -> None:
-        document = replace(job.document, summary=job.summary)
+        # The text the run read (prepare stored its SHA on the node): the indexer writes its chunks only while the
+        # node still names that text, so a run whose file changed meanwhile does not overwrite the next run's.
+        document = replace(job.document, summary=job.summary, content_hash=job.content_hash)
         try:
             report = await indexer.index_document(document, job.content or "")
         except Exception as exc:  # one document's failure stays that document's
