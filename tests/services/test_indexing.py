@@ -16,7 +16,7 @@ from tests.support.openai_server import OpenAICompatibleServer, run_openai_serve
 from vaultgraph.domain import Document, Enrichment, EnrichmentStage, Owner, Principal, Scope
 from vaultgraph.graph.session import Graph
 from vaultgraph.models import ModelConfig, OpenAIModelClient
-from vaultgraph.services.indexing import Indexer
+from vaultgraph.services.indexing import Indexer, content_hash, note_text
 from vaultgraph.services.notes import NoteDraft, NoteService
 from vaultgraph.services.search import SearchService
 from vaultgraph.services.search_request import SearchMode, SearchRequest
@@ -121,6 +121,43 @@ async def test_vectors_of_a_text_replaced_meanwhile_are_not_written_over_the_new
     assert any("descend" in str(c["text"]) for c in newer)
     server.reset()
     assert await indexer.index_note(principal, saved) and _embedded(server) == []  # the newer vectors are whole
+
+
+async def test_a_title_only_save_meanwhile_does_not_stop_the_new_bodys_vectors(
+    graph: Graph, models: OpenAIModelClient, server: OpenAICompatibleServer, principal: Principal
+) -> None:
+    # A save of a new body is embedding; a save of only a new title lands first (it indexes nothing itself).
+    indexer = Indexer(graph, models, POLICY)
+    plain = NoteService(graph, 100)  # saves without indexing
+    first = (await plain.save(principal, NoteDraft(title="Farm", body=LONG_BODY))).note
+    edited = LONG_BODY.replace("goats climb", "goats descend")
+    embedding = (await plain.save(principal, NoteDraft(id=first.id, title="Farm", body=edited))).note
+    await plain.save(principal, NoteDraft(id=first.id, title="The farm", body=edited))
+    assert await indexer.index_note(principal, embedding)
+    assert any("descend" in str(c["text"]) for c in await graph.read(_chunks, principal.tenant_id, first.id))
+
+
+async def test_a_batch_indexes_the_version_a_rename_left_of_a_note_it_also_saved(
+    graph: Graph, models: OpenAIModelClient, principal: Principal
+) -> None:
+    # [rename Alpha, edit a note linking to it]: the rename rewrites the edited note after its save, in the batch.
+    notes = NoteService(graph, 100, indexer=Indexer(graph, models, POLICY).index_notes)
+    alpha = (await notes.save(principal, NoteDraft(title="Alpha", body="The first letter."))).note
+    linker = (await notes.save(principal, NoteDraft(title="Index", body="See [[Alpha]]."))).note
+    await notes.save_many(principal, [NoteDraft(id=alpha.id, title="Beta", body=alpha.body),
+                                      NoteDraft(id=linker.id, title="Index", body="See [[Alpha]] first.")])
+    stored = await graph.read(_vector_state, principal.tenant_id, linker.id)
+    assert stored["body"] == "See [[Beta]] first." and stored["indexed"]
+    assert stored["embeddingHash"] == content_hash(models.embedding_model_name, POLICY,
+                                                   note_text("Index", "See [[Beta]] first."))
+
+
+async def _vector_state(tx: AsyncManagedTransaction, tenant: str, id: str) -> dict[str, object]:
+    result = await tx.run("MATCH (n:Note {tenantId: $tenant, id: $id}) RETURN n.body AS body, n.indexed AS indexed, "
+                          "n.embeddingHash AS embeddingHash", tenant=tenant, id=id)
+    record = await result.single()
+    assert record is not None
+    return dict(record)
 
 
 async def test_a_note_still_saves_when_embedding_fails(

@@ -9,6 +9,8 @@ import pytest
 from tests.support.openai_server import OpenAICompatibleServer, run_openai_server
 from vaultgraph.domain import Note, Principal, Scope
 from vaultgraph.errors import InvalidInput, Unavailable
+from vaultgraph.graph import search as cypher
+from vaultgraph.graph.search import FULLTEXT_FIELDS, HitFilter
 from vaultgraph.graph.session import Graph
 from vaultgraph.models import LocalModelClient, ModelConfig, OpenAIModelClient
 from vaultgraph.models.client import ModelClient
@@ -17,6 +19,7 @@ from vaultgraph.services.indexing import Indexer
 from vaultgraph.services.notes import NoteDraft, NoteService
 from vaultgraph.services.search import SearchConfig, SearchResult, SearchService
 from vaultgraph.services.search_request import SearchMode, SearchRequest
+from vaultgraph.text.lucene import fallback_query
 
 pytestmark = pytest.mark.graph
 
@@ -253,6 +256,13 @@ async def test_the_fallback_sees_only_the_callers_tenant(
     await _notes(graph, models).save(other, NoteDraft(title="Refrigerants", body="Difluoromethane replaces R-22."))
     result = await _search(service, principal, "fluorometh", mode=SearchMode.KEYWORD)
     assert result.hits == []
+    # Not even a row the Cypher filter behind the index drops: the index itself keeps to the tenant.
+    where = HitFilter(tenant=principal.tenant_id, owner_keys=None)
+    query = fallback_query(["fluorometh"], FULLTEXT_FIELDS, principal.tenant_id)
+    assert query is not None and await graph.read(cypher.fallback_hits, query, ["fluorometh"], 20, where) == []
+    mine = HitFilter(tenant=other.tenant_id, owner_keys=None)
+    theirs = fallback_query(["fluorometh"], FULLTEXT_FIELDS, other.tenant_id)
+    assert theirs is not None and len(await graph.read(cypher.fallback_hits, theirs, ["fluorometh"], 20, mine)) == 1
 
 
 @pytest.fixture

@@ -66,6 +66,7 @@ def test_fallback_keywords_skip_short_and_common_words_and_split_cjk() -> None:
     assert fallback_keywords(["the", "of", "vector", "db"]) == ["vector"]
     assert fallback_keywords(["用户认证"]) == ["用户", "户认", "认证"]
     assert len(fallback_keywords([f"word{i}" for i in range(10)])) == 5
+    assert fallback_keywords(["a" * 256, "b" * 255]) == ["b" * 255]  # longer than any word the index holds
 
 
 def test_the_fallback_asks_the_index_for_words_containing_each_keyword_within_the_tenant() -> None:

@@ -73,16 +73,16 @@ MATCH (c:Chunk {{tenantId: $tenant, itemId: id}}) WHERE {from_model("c")} AND c.
 RETURN c.itemId AS itemId, c.heading AS heading, c.text AS text, c.embedding AS embedding
 """
 
-# The items whose text is still the one their vectors were computed from (a note's title and body, a document's
-# file by its SHA-256: its title is left out, as a new title is no new enrichment run and the run's chunks must still
-# land), read under each item's lock (graph/locking.py): a save or a new file that landed while the old text was
+# The items whose text is still the one their vectors were computed from (a note's body, a document's file: by
+# SHA-256), read under each item's lock (graph/locking.py): a save or a new file that landed while the old text was
 # being embedded (a worker's lane, another save's inline indexing, an enrichment run whose claim a change revoked)
-# keeps its own vectors, which the older ones would otherwise overwrite and leave stale.
+# keeps its own vectors, which the older ones would otherwise overwrite and leave stale. A new text is always indexed
+# by what wrote it (a save whose body changed, a new enrichment run). A title is not compared: a save that changes
+# only a note's title indexes nothing, so the body's vectors must still land.
 STILL_CURRENT = """
 UNWIND $texts AS text
 MATCH (n:Item {tenantId: $tenant, id: text.id})
-""" + locked_where("n", "(text.title IS NULL OR n.title = text.title) "
-                      "AND coalesce(n.bodySha256, n.contentHash, '') = text.sha") + """
+""" + locked_where("n", "coalesce(n.bodySha256, n.contentHash, '') = text.sha") + """
 RETURN n.id AS id
 """
 
@@ -122,11 +122,10 @@ async def index_states(tx: AsyncManagedTransaction, tenant: str, ids: list[str],
     return states
 
 
-async def still_current(tx: AsyncManagedTransaction, tenant: str, texts: list[dict[str, str | None]]) -> set[str]:
-    """Of these items ({id, sha, title: None for a document}: the text indexed), those whose text is still that
-    one."""
+async def still_current(tx: AsyncManagedTransaction, tenant: str, texts: list[dict[str, str]]) -> set[str]:
+    """Of these items ({id, sha}: the text indexed), those whose text is still that one."""
     # Locked in id order, as other many-item writers lock: two of them never wait on each other crosswise.
-    result = await tx.run(STILL_CURRENT, tenant=tenant, texts=sorted(texts, key=lambda text: str(text["id"])))
+    result = await tx.run(STILL_CURRENT, tenant=tenant, texts=sorted(texts, key=lambda text: text["id"]))
     return {record["id"] async for record in result}
 
 

@@ -187,7 +187,8 @@ class LocalEmbedder:
 
     @property
     def loaded(self) -> bool:
-        return self._session is not None
+        # load() sets the query lane's session last: a query never runs on the indexing session meanwhile.
+        return self._session is not None and self._query_session is not None
 
     def load(self) -> float:
         """Load the tokenizer and the ONNX session if not done yet; returns the seconds the load took."""

@@ -185,7 +185,7 @@ class Indexer:
         reports: list[IndexReport] = []
         embeddings: list[dict[str, object]] = []
         chunks: list[tuple[str, list[dict[str, object]]]] = []
-        indexed_texts: list[dict[str, str | None]] = []
+        indexed_texts: list[dict[str, str]] = []
         for plan in plans:
             if plan is None:
                 reports.append(IndexReport(indexed=False, error="the item no longer exists"))
@@ -205,10 +205,9 @@ class Indexer:
                 if plan.new_item_vector:
                     embeddings.append({"id": item.id, "embedding": own[0], "hash": plan.item_hash or ""})
                 chunks.append((item.id, rows))
-                if isinstance(item, Note):  # a note's title is in its vectors' text, and a rename indexes it again
-                    indexed_texts.append({"id": item.id, "title": item.title, "sha": item.body_sha256})
-                elif item.content_hash is not None:
-                    indexed_texts.append({"id": item.id, "title": None, "sha": item.content_hash})
+                sha = item.body_sha256 if isinstance(item, Note) else item.content_hash
+                if sha is not None:
+                    indexed_texts.append({"id": item.id, "sha": sha})
             reports.append(IndexReport(indexed=True, chunks=len(rows), embedded=len(own)))
         if embeddings or chunks:
             await self.graph.write(self._write, tenant, embeddings, chunks, indexed_texts, model)
@@ -217,15 +216,14 @@ class Indexer:
     @staticmethod
     async def _write(
         tx: AsyncManagedTransaction, tenant: str, embeddings: list[dict[str, object]],
-        chunks: list[tuple[str, list[dict[str, object]]]], indexed_texts: list[dict[str, str | None]],
-        model: VectorModel,
+        chunks: list[tuple[str, list[dict[str, object]]]], indexed_texts: list[dict[str, str]], model: VectorModel,
     ) -> None:
-        # An item whose text changed since it was read here has the newer text's vectors (indexed by that save, or
-        # queued again: the workers' note lane, a new enrichment run of the file): these, of the older text, are not
-        # written.
+        # An item whose text changed since it was read here gets the newer text's vectors from what wrote it (that
+        # save, inline or through the workers' note lane; a new enrichment run of the file): these, of the older
+        # text, are not written.
         if indexed_texts:
             current = await cypher.still_current(tx, tenant, indexed_texts)
-            replaced = {str(text["id"]) for text in indexed_texts} - current
+            replaced = {text["id"] for text in indexed_texts} - current
             if replaced:
                 log.info("vectors of a replaced text not written", tenant=tenant, item_ids=sorted(replaced))
                 embeddings = [row for row in embeddings if row["id"] not in replaced]

@@ -47,13 +47,12 @@ OnDeferred = Callable[[str, int], Awaitable[None]]
 
 def _to_index(outcomes: Sequence[SaveResult | AppError]) -> dict[str, Note]:
     """The notes a save must index: those whose body changed or that are not indexed yet, and the notes a rename
-    rewrote; by id, the latest version (a rename may rewrite the renamed note's own links)."""
-    todo: dict[str, Note] = {}
-    for outcome in outcomes:
-        if isinstance(outcome, SaveResult):
-            if outcome.body_changed or not outcome.note.indexed:
-                todo[outcome.note.id] = outcome.note
-            todo.update((note.id, note) for note in outcome.rewritten)
+    rewrote; by id, the latest version. A rename's rewrites come after every save of its batch (`_write_batch_tx`),
+    so they replace a saved version of the same note (the renamed note's own links, a note of the batch that linked
+    to the old name): the indexer writes only the version the graph holds (graph/chunks.py STILL_CURRENT)."""
+    saved = [outcome for outcome in outcomes if isinstance(outcome, SaveResult)]
+    todo = {o.note.id: o.note for o in saved if o.body_changed or not o.note.indexed}
+    todo.update((note.id, note) for outcome in saved for note in outcome.rewritten)
     return todo
 
 

@@ -18,9 +18,11 @@ import re
 from collections.abc import Sequence
 
 MAX_TERMS = 64
-# Substring fallback (GoClaw's ILIKE pass): at most this many keywords, each at least this long.
+# Substring fallback (GoClaw's ILIKE pass): at most this many keywords, each at least this long and at most as long
+# as a word the index holds (Lucene's tokenizer cuts longer runs into pieces of 255).
 MAX_FALLBACK_KEYWORDS = 5
 MIN_FALLBACK_KEYWORD = 3
+MAX_INDEXED_WORD = 255
 # Han, kana and hangul: scripts written without spaces, where one "word" may be a whole phrase.
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 _WORD = re.compile(r"\w+")
@@ -84,14 +86,15 @@ def fulltext_query(terms: Sequence[str], fields: Sequence[str], tenant: str | No
 
 
 def fallback_keywords(terms: Sequence[str]) -> list[str]:
-    """Keywords for the substring fallback: long enough, not stop words; runs of CJK text become bigrams."""
+    """Keywords for the substring fallback: long enough, not longer than an indexed word, not stop words; runs of
+    CJK text become bigrams."""
     keywords: dict[str, None] = {}
     for term in terms:
         if _CJK.search(term):
             grams = [term] if len(term) <= 2 else [term[i : i + 2] for i in range(len(term) - 1)]
             for gram in grams:
                 keywords.setdefault(gram, None)
-        elif len(term) >= MIN_FALLBACK_KEYWORD and term not in STOP_WORDS:
+        elif MIN_FALLBACK_KEYWORD <= len(term) <= MAX_INDEXED_WORD and term not in STOP_WORDS:
             keywords.setdefault(term, None)
     return list(keywords)[:MAX_FALLBACK_KEYWORDS]
 

@@ -157,14 +157,16 @@ class WorkerPool:
 
         self._subscription = self.bus.subscribe(accept, capacity=INTAKE_QUEUE_SIZE, label=f"workers {self.worker_id}")
         # Every task of the pool, and the batches the scheduler starts, run as background work: they give way to
-        # the process's requests in flight (events/foreground.py).
+        # the process's requests in flight (events/foreground.py), and their writes retry a deadlock for longer
+        # (graph/session.py). Not the heartbeat: a lease renewal must land within the lease, so it keeps a request's
+        # retries (and it shares no context with them: these tasks share one context object).
         background = contextvars.copy_context()
         background.run(BACKGROUND.set, self.foreground)
         self._tasks = [
             asyncio.create_task(self._intake(self._subscription), name="enrichment-intake", context=background),
             asyncio.create_task(self._sweeper(), name="enrichment-sweeper", context=background),
             asyncio.create_task(self._scheduler(), name="enrichment-scheduler", context=background),
-            asyncio.create_task(self._heartbeat(), name="enrichment-heartbeat", context=background),
+            asyncio.create_task(self._heartbeat(), name="enrichment-heartbeat"),
             asyncio.create_task(self.reembedding.run(), name="enrichment-reembedder", context=background),
         ]
         if self.notes is not None:
