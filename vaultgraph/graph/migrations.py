@@ -48,11 +48,12 @@ class Migration:
 _FULLTEXT_LABELS = "Document|Note|Chunk|Topic"
 
 
-def _english_fulltext_index(labels: str, *fields: str) -> str:
-    """The full-text index on these labels' properties, English-analysed: each migration that reshaped it."""
-    on = ", ".join(f"n.{name}" for name in fields)
-    return (f"CREATE FULLTEXT INDEX {FULLTEXT_INDEX} IF NOT EXISTS FOR (n:{labels}) ON EACH [{on}] "
-            "OPTIONS {indexConfig: {`fulltext.analyzer`: 'english'}}")
+def _fulltext_index(labels: str, *fields: str, name: str = FULLTEXT_INDEX, analyzer: str = "english") -> str:
+    """A full-text index on these labels' properties: the English one as each migration reshaped it, and the
+    index of words as written beside it."""
+    on = ", ".join(f"n.{field}" for field in fields)
+    return (f"CREATE FULLTEXT INDEX {name} IF NOT EXISTS FOR (n:{labels}) ON EACH [{on}] "
+            f"OPTIONS {{indexConfig: {{`fulltext.analyzer`: '{analyzer}'}}}}")
 
 
 _DOCUMENTS_WITHOUT_LINK_NAME = """
@@ -146,7 +147,7 @@ MIGRATIONS: tuple[Migration, ...] = (
         "filters by tenant inside the index",
         (
             f"DROP INDEX {FULLTEXT_INDEX} IF EXISTS",
-            _english_fulltext_index("Document|Note|Chunk", *SOURCES, "tenantId"),
+            _fulltext_index("Document|Note|Chunk", *SOURCES, "tenantId"),
         ),
     ),
     Migration(
@@ -210,7 +211,7 @@ MIGRATIONS: tuple[Migration, ...] = (
             "CREATE INDEX topic_item IF NOT EXISTS FOR (t:Topic) ON (t.tenantId, t.itemId)",
             "CREATE INDEX topic_embedding_model IF NOT EXISTS FOR (t:Topic) ON (t.tenantId, t.embeddingModel)",
             f"DROP INDEX {FULLTEXT_INDEX} IF EXISTS",
-            _english_fulltext_index(_FULLTEXT_LABELS, *SOURCES, "tenantId"),
+            _fulltext_index(_FULLTEXT_LABELS, *SOURCES, "tenantId"),
         ),
     ),
     Migration(
@@ -226,9 +227,9 @@ MIGRATIONS: tuple[Migration, ...] = (
         "one bag of words, graph/search_text.py), instead of scoring each of them as a field and summing",
         (
             f"DROP INDEX {FULLTEXT_INDEX} IF EXISTS",
-            "MATCH (n) WHERE n:Note OR n:Document OR n:Chunk OR n:Topic "
+            f"MATCH (n:{_FULLTEXT_LABELS}) "
             f"CALL (n) {{ SET {set_search_text('n')} }} IN TRANSACTIONS OF 10000 ROWS",
-            _english_fulltext_index(_FULLTEXT_LABELS, SEARCH_TEXT_FIELD, "tenantId"),
+            _fulltext_index(_FULLTEXT_LABELS, SEARCH_TEXT_FIELD, "tenantId"),
         ),
     ),
     Migration(
@@ -248,10 +249,10 @@ MIGRATIONS: tuple[Migration, ...] = (
         "(text/lucene.py tenant_token), not by the analysed tenantId, whose words other tenants' ids share",
         (
             f"DROP INDEX {FULLTEXT_INDEX} IF EXISTS",
-            "MATCH (n) WHERE n:Note OR n:Document OR n:Chunk OR n:Topic "
+            f"MATCH (n:{_FULLTEXT_LABELS}) "
             f"CALL (n) {{ SET n.{SEARCH_TENANT_FIELD} = {tenant_token_cypher('n.tenantId')} }} "
             "IN TRANSACTIONS OF 10000 ROWS",
-            _english_fulltext_index(_FULLTEXT_LABELS, SEARCH_TEXT_FIELD, SEARCH_TENANT_FIELD),
+            _fulltext_index(_FULLTEXT_LABELS, SEARCH_TEXT_FIELD, SEARCH_TENANT_FIELD),
         ),
     ),
     Migration(
@@ -261,9 +262,8 @@ MIGRATIONS: tuple[Migration, ...] = (
         (
             # The tenant's word first: Neo4j takes a full-text index on the same labels and properties in the same
             # order for the English one and would create nothing (IF NOT EXISTS).
-            f"CREATE FULLTEXT INDEX {WORDS_INDEX} IF NOT EXISTS FOR (n:{_FULLTEXT_LABELS}) "
-            f"ON EACH [n.{SEARCH_TENANT_FIELD}, n.{SEARCH_TEXT_FIELD}] "
-            "OPTIONS {indexConfig: {`fulltext.analyzer`: 'standard-no-stop-words'}}",
+            _fulltext_index(_FULLTEXT_LABELS, SEARCH_TENANT_FIELD, SEARCH_TEXT_FIELD, name=WORDS_INDEX,
+                            analyzer="standard-no-stop-words"),
         ),
     ),
 )
