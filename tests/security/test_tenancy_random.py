@@ -452,7 +452,10 @@ ADMIN_VIEW = """{ documents(first: 100) { edges { node { id title scope agentId 
 SCOPE_LISTS = """{ documents(first: 100) { totalCount edges { node { id path title } } }
   notes(first: 100, includeArchived: true) { totalCount edges { node { id title body } } }
   graph(limit: 500) { nodes { id } edges { id from { id } to { id } } }  tags { tag count } }"""
-SCOPE_SEARCH = 'search(query: "zebracorn", mode: MODE, limit: 100) { item { id } snippet }'
+SCOPE_SEARCH = 'search(query: "QUERY", mode: MODE, limit: 100) { item { id } snippet }'
+# The word by itself (Lucene answers) and a part of it, which no indexed word equals: the substring fallback answers
+# through its own index of words as written (graph/search.py FALLBACK_HITS).
+SCOPE_SEARCHES = [("zebracorn", "KEYWORD"), ("zebracorn", "HYBRID"), ("ebracor", "KEYWORD")]
 DAYS = ["2026-06-09", "2026-06-10"]
 DAY_NOTE = "id scope agentId teamId slug body"
 DAILY = f'query($day: Date!) {{ dailyNote(day: $day) {{ {DAY_NOTE} }} }}'
@@ -776,7 +779,7 @@ async def _scope_reads(server: RunningServer, model: ScopeModel, who: Who, tenan
     assert {n["id"] for n in body["graph"]["nodes"]} <= mine
     ids = sorted(i for i, m in world.items.items() if m.tenant == tenant)
     fields = [SCOPE_NODE.replace("$ITEM", i) for i in ids]
-    fields += [SCOPE_SEARCH.replace("MODE", mode) for mode in ("KEYWORD", "HYBRID")]
+    fields += [SCOPE_SEARCH.replace("QUERY", query).replace("MODE", mode) for query, mode in SCOPE_SEARCHES]
     answers = await _ask_each(server, fields, h)
     for item, node in zip(ids, answers, strict=False):
         assert (node is not None) == (item in mine), f"{who.name} node({item})"
@@ -785,6 +788,8 @@ async def _scope_reads(server: RunningServer, model: ScopeModel, who: Who, tenan
             assert mentioning == model.naming_hub & mine, f"{who.name}: {HUB}'s unlinked mentions"
     text = world.check(who, "node/search", answers)
     _no_foreign_markers(model, who, "node/search", text)
+    word, _, part = answers[-3:]  # SCOPE_SEARCHES: a part of the word finds what the word finds, and no more
+    assert {h["item"]["id"] for h in part} == {h["item"]["id"] for h in word}, f"{who.name}: 'ebracor' search"
     # By path: the document the reader may see at that path, else NOT_FOUND (never another owner's).
     for query in _aliased([f'document(path: "{p}") {{ id title }}' for p in sorted({p for _, p in model.paths})]):
         body = await server.graphql(query, headers=h)
