@@ -126,3 +126,40 @@ NO_FORMATS = "the formats extra is not installed: pip install -e '.[formats]'"
 def test_a_docx_still_converts_to_markdown_through_markitdown() -> None:
     markdown = convert.to_markdown(".docx", office_files.docx("Onboarding", ["Badges are issued on day one."]))
     assert "# Onboarding" in markdown and "Badges are issued on day one." in markdown
+
+
+class Counted(SchemaExtension):
+    """Every lifecycle hook in each of the forms strawberry accepts: generator, async generator, plain function."""
+
+    seen: list[str] = []
+
+    def on_operation(self):  # type: ignore[no-untyped-def]
+        Counted.seen.append("operation in")
+        yield
+        Counted.seen.append("operation out")
+
+    async def on_parse(self):  # type: ignore[no-untyped-def]
+        Counted.seen.append("parse in")
+        yield
+        Counted.seen.append("parse out")
+
+    def on_validate(self) -> None:  # type: ignore[override]
+        Counted.seen.append("validate")
+
+    def on_execute(self):  # type: ignore[no-untyped-def]
+        Counted.seen.append("execute in")
+        yield
+        Counted.seen.append("execute out")
+
+
+async def test_the_lean_runner_enters_every_lifecycle_hook_as_strawberry_does() -> None:
+    # schema/extensions/runner.py builds strawberry's lifecycle context managers from hooks it looked up once per
+    # extension class: every form of hook must still run, in strawberry's order, as strawberry's own runner runs them.
+    orders = []
+    for schema_class in (LeanSchema, strawberry.Schema):
+        Counted.seen = []
+        result = await schema_class(Query, extensions=[Silent, Counted]).execute("query { names { a } }")
+        assert result.errors is None, result.errors
+        orders.append(Counted.seen)
+    assert orders[0] == orders[1] == ["operation in", "parse in", "parse out", "validate", "execute in",
+                                      "execute out", "operation out"]

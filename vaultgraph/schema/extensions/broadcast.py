@@ -25,9 +25,9 @@ from dataclasses import dataclass
 from typing import Any, TypeVar, cast
 
 from graphql import ExecutionResult
-from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
 
 from vaultgraph.lru import Lru
+from vaultgraph.schema.execution import LeafFieldsExecutor
 
 T = TypeVar("T")
 
@@ -103,10 +103,11 @@ def shape_of(operation: Any, variables: dict[str, Any], context: Any) -> Hashabl
     return principal.tenant_id, None if visible is None else tuple(visible), source, name, frozen
 
 
-def sharing_executor(results: SharedResults) -> type[StrawberryGraphQLCoreExecutionContext]:
-    """strawberry's executor, sharing the execution of `Shared` subscription events through `results`."""
+def sharing_executor(results: SharedResults) -> type[LeafFieldsExecutor]:
+    """The schema's executor (schema/execution.py), sharing the execution of `Shared` subscription events through
+    `results`."""
 
-    class SharingExecutor(StrawberryGraphQLCoreExecutionContext):
+    class SharingExecutor(LeafFieldsExecutor):
         _shape: Hashable | None = None  # on a subscription's executor: computed at its first shared event
         _shared_key: Hashable | None = None  # on a per-event executor of a shared event
 

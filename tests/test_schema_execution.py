@@ -1,0 +1,148 @@
+"""The schema's executor (schema/execution.py) reads plain leaf fields without graphql-core's per-field machinery: every
+answer — data, errors, their messages and paths, the order of a result's keys — must be the one strawberry's own
+executor gives, and the fast path must still be taken (a strawberry release that renames its markers would silently
+turn it off)."""
+
+from __future__ import annotations
+
+import enum
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+import strawberry
+from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
+
+from vaultgraph.schema.execution import LeafFieldsExecutor, leaf_reader
+from vaultgraph.schema.scalars import SCALARS
+
+
+@strawberry.enum
+class Colour(enum.Enum):
+    RED = "RED"
+    BLUE = "BLUE"
+
+
+@strawberry.interface
+class Thing:
+    id: strawberry.ID
+    title: str
+
+
+@strawberry.type
+class Card(Thing):
+    count: int
+    note: str | None
+    colour: Colour
+    at: datetime
+    ratio: float
+
+    @strawberry.field
+    def shout(self, times: int = 1) -> str:
+        return self.title.upper() * times
+
+    @strawberry.field
+    async def later(self) -> str:
+        return f"later {self.id}"
+
+
+@strawberry.type
+class Broken:
+    fails: str
+
+
+class BrokenSource:
+    """What a resolver may hand over for a `Broken`: an object whose attribute raises."""
+
+    @property
+    def fails(self) -> str:
+        raise RuntimeError("the property failed")
+
+
+def _card(i: int, **overrides: Any) -> Card:
+    fields: dict[str, Any] = {"id": strawberry.ID(f"c{i}"), "title": f"card {i}", "count": i, "note": None,
+                              "colour": Colour.RED if i % 2 else Colour.BLUE,
+                              "at": datetime(2026, 12, 6, 10, i, tzinfo=UTC), "ratio": i / 3}
+    fields.update(overrides)
+    return Card(**fields)
+
+
+@strawberry.type
+class Query:
+    @strawberry.field
+    async def cards(self) -> list[Card]:
+        return [_card(i) for i in range(5)]
+
+    @strawberry.field
+    def things(self) -> list[Thing]:
+        return [_card(i) for i in range(3)]
+
+    @strawberry.field
+    def bad_count(self) -> list[Card]:
+        return [_card(1), _card(2, count=None), _card(3)]
+
+    @strawberry.field
+    def bad_colour(self) -> Card:
+        return _card(1, colour="GREEN")
+
+    @strawberry.field
+    def bad_int(self) -> Card:
+        return _card(1, count=2**40)
+
+    @strawberry.field
+    def broken(self) -> Broken | None:
+        return BrokenSource()  # type: ignore[return-value]
+
+
+QUERIES = [
+    "{ cards { id title count note colour at ratio } }",
+    "{ cards { ratio at colour note count title id } }",
+    "{ cards { a: title b: title id shout(times: 2) later count __typename } }",
+    "{ things { __typename id ... on Card { count colour } ...More } } fragment More on Card { title note at }",
+    "{ badCount { id count title } }",
+    "{ badColour { id colour } }",
+    "{ badInt { id count } }",
+    "{ broken { fails } }",
+]
+
+
+def _schema(executor: type[StrawberryGraphQLCoreExecutionContext]) -> strawberry.Schema:
+    return strawberry.Schema(Query, config=strawberry.schema.config.StrawberryConfig(scalar_map=SCALARS),
+                             execution_context_class=executor)
+
+
+def _answer(result: Any) -> tuple[Any, list[tuple[str, list[Any] | None]]]:
+    errors = [(error.message, error.path) for error in result.errors or ()]
+    return result.data, errors
+
+
+@pytest.mark.parametrize("query", QUERIES)
+async def test_every_answer_is_strawberrys_own(query: str) -> None:
+    ours = await _schema(LeafFieldsExecutor).execute(query)
+    theirs = await _schema(StrawberryGraphQLCoreExecutionContext).execute(query)
+    assert _answer(ours) == _answer(theirs)
+    if theirs.data is not None:
+        assert [list(row) for row in _rows(ours.data)] == [list(row) for row in _rows(theirs.data)]  # key order
+
+
+def _rows(data: dict[str, Any]) -> list[dict[str, Any]]:
+    [value] = data.values()
+    return value if isinstance(value, list) else [value] if value is not None else []
+
+
+async def test_errors_of_leaf_fields_keep_their_paths() -> None:
+    result = await _schema(LeafFieldsExecutor).execute("{ badCount { id count } }")
+    assert result.data is None  # a non-null item of a non-null list failed: the null reaches the root
+    [error] = result.errors or []
+    assert error.path == ["badCount", 1, "count"]
+    assert "Cannot return null for non-nullable field Card.count" in error.message
+
+
+def test_the_fast_path_is_taken_for_plain_leaf_fields_only() -> None:
+    schema = _schema(LeafFieldsExecutor)
+    card = schema._schema.type_map["Card"]
+    fields = card.fields  # type: ignore[attr-defined]
+    taken = {name for name, field in fields.items() if leaf_reader(field) is not None}
+    assert taken == {"id", "title", "count", "note", "colour", "at", "ratio"}, (
+        "strawberry's basic-field markers (DEFINITION_BACKREF, is_basic_field, _is_default) changed: the executor "
+        "no longer reads plain fields directly")
