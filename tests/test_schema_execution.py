@@ -13,7 +13,7 @@ import pytest
 import strawberry
 from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
 
-from vaultgraph.schema.execution import LeafFieldsExecutor, leaf_reader
+from vaultgraph.schema.execution import LeafFieldsExecutor, leaf_reader, use_lean_resolvers
 from vaultgraph.schema.scalars import SCALARS
 
 
@@ -146,3 +146,79 @@ def test_the_fast_path_is_taken_for_plain_leaf_fields_only() -> None:
     assert taken == {"id", "title", "count", "note", "colour", "at", "ratio"}, (
         "strawberry's basic-field markers (DEFINITION_BACKREF, is_basic_field, _is_default) changed: the executor "
         "no longer reads plain fields directly")
+
+
+@strawberry.input
+class Window:
+    size: int
+
+
+@strawberry.type
+class Shelf:
+    name: str
+
+    @strawberry.field
+    def books(self, info: strawberry.Info, tags: list[str] | None = None, first: int | None = None,
+              after: str | None = None, ids: list[strawberry.ID] | None = None) -> str:
+        assert info.field_name == "books"
+        if tags is not None:
+            tags.append("changed")  # the resolver's own copy: the next request's default stays as it was
+        return f"{self.name}: tags={tags} first={first} after={after} ids={ids}"
+
+    @strawberry.field
+    async def count(self, root: Shelf, times: int = 2) -> int:
+        return len(root.name) * times
+
+    @strawberry.field
+    def coloured(self, colour: Colour = Colour.RED) -> str:  # an enum: strawberry's own wrapper
+        return f"{self.name} {colour.value}"
+
+    @strawberry.field
+    def windowed(self, window: Window | None = None) -> int:  # an input: strawberry's own wrapper
+        return window.size if window else 0
+
+    @strawberry.field
+    def fails(self, first: int = 1) -> int:
+        raise ValueError(f"no {first}")
+
+
+@strawberry.type
+class ShelfQuery:
+    @strawberry.field
+    def shelves(self, names: list[str] = ("a", "bb")) -> list[Shelf]:  # type: ignore[assignment]
+        return [Shelf(name=name) for name in names]
+
+
+SHELF_QUERIES = [
+    '{ shelves { name books } }',
+    '{ shelves(names: ["x"]) { books(tags: ["t1", "t2"], first: 3, after: "c", ids: ["1", "2"]) count } }',
+    'query Q($tags: [String!], $n: Int) { shelves { books(tags: $tags, first: $n) count(times: $n) } }',
+    '{ shelves { coloured(colour: BLUE) windowed(window: {size: 4}) } }',
+    '{ shelves { name fails(first: 7) } }',
+    '{ shelves { books(first: "not a number") } }',
+]
+
+
+def _shelves(lean: bool) -> strawberry.Schema:
+    schema = strawberry.Schema(ShelfQuery, execution_context_class=LeafFieldsExecutor)
+    if lean:
+        use_lean_resolvers(schema)
+    return schema
+
+
+@pytest.mark.parametrize("query", SHELF_QUERIES)
+async def test_resolvers_called_without_strawberrys_wrapper_answer_the_same(query: str) -> None:
+    variables = {"tags": ["v"], "n": 5}
+    for _ in range(2):  # twice: the first request's resolver changing its list changes no default
+        ours = await _shelves(True).execute(query, variable_values=variables)
+        theirs = await _shelves(False).execute(query, variable_values=variables)
+        assert _answer(ours) == _answer(theirs)
+
+
+def test_only_resolvers_with_plain_arguments_lose_strawberrys_wrapper() -> None:
+    schema = _shelves(False)
+    assert use_lean_resolvers(schema) == 4  # shelves, books, count, fails
+    shelf = schema._schema.type_map["Shelf"].fields  # type: ignore[attr-defined]
+    lean = {name for name, field in shelf.items() if field.resolve.__qualname__.startswith("lean_resolver")}
+    assert lean == {"books", "count", "fails"}, (
+        "strawberry's resolver markers (base_resolver, arguments, reserved parameters) changed")

@@ -28,6 +28,7 @@ from vaultgraph.resolvers import vault as vault_resolvers
 from vaultgraph.resolvers import viewer as viewer_resolvers
 from vaultgraph.resolvers import weekly_review as weekly_review_resolvers
 from vaultgraph.resolvers import workspace as workspace_resolvers
+from vaultgraph.schema.execution import use_lean_resolvers
 from vaultgraph.schema.extensions.broadcast import SharedResults, sharing_executor
 from vaultgraph.schema.extensions.document_cache import document_cache
 from vaultgraph.schema.extensions.errors import ErrorPolicy
@@ -136,4 +137,5 @@ def build_schema(
         execution_context_class=sharing_executor(shared_results),
     )
     schema.shared_results = shared_results
+    use_lean_resolvers(schema)  # resolvers whose arguments need no conversion skip strawberry's (schema/execution.py)
     return schema

@@ -1,4 +1,5 @@
-"""The schema's executor: graphql-core's, with plain attribute fields read without their per-field machinery.
+"""The schema's executor: graphql-core's, with plain attribute fields read without their per-field machinery, and
+resolvers called without strawberry's argument conversion where their arguments need none (`use_lean_resolvers`).
 
 A field strawberry calls "basic" (no resolver, no field extension: it returns the attribute of the same name) costs
 graphql-core a `Path`, a resolve info, three calls down to `getattr`, an awaitable check and the completion of its
@@ -14,11 +15,15 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any, cast
 
-from graphql import GraphQLField, GraphQLNonNull, GraphQLObjectType, Undefined, is_leaf_type
+import strawberry
+from graphql import GraphQLField, GraphQLNonNull, GraphQLObjectType, GraphQLResolveInfo, Undefined, is_leaf_type
 from graphql.execution.collect_fields import GroupedFieldSet
 from graphql.pyutils import AwaitableOrValue, Path
 from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
 from strawberry.schema.schema_converter import GraphQLCoreConverter
+from strawberry.types.arguments import StrawberryArgument
+from strawberry.types.base import StrawberryList, StrawberryMaybe, StrawberryOptional
+from strawberry.types.field import StrawberryField
 
 # A plain leaf field's attribute name and its type's output coercion.
 LeafReader = tuple[str, Callable[[Any], Any]]
@@ -87,3 +92,82 @@ def _in_order(grouped_field_set: GroupedFieldSet, done: dict[str, Any], others: 
     """The response's fields in the order the query asked them (the spec's ordering of a result map)."""
     return {name: done[name] if name in done else others[name]
             for name in grouped_field_set if name in done or name in others}
+
+
+# --- resolvers with arguments ---------------------------------------------------------------------------------------
+
+# Argument types graphql-core's coercion already hands over as the resolver takes them (strawberry's own conversion
+# returns them unchanged; a list is copied, as strawberry does, so a resolver never changes a default graphql-core
+# gives every request).
+_PLAIN_ARGUMENT_TYPES: frozenset[object] = frozenset({str, int, float, bool, strawberry.ID})
+
+
+def _plain_argument(argument: StrawberryArgument, graphql_name: str) -> tuple[str, str, bool] | None:
+    """(GraphQL name, Python name, whether a list) of an argument needing no conversion, else None."""
+    kind = argument.type
+    if isinstance(kind, StrawberryMaybe):
+        return None
+    if isinstance(kind, StrawberryOptional):
+        kind = kind.of_type
+    is_list = isinstance(kind, StrawberryList)
+    if isinstance(kind, StrawberryList):
+        kind = kind.of_type.of_type if isinstance(kind.of_type, StrawberryOptional) else kind.of_type
+    if kind not in _PLAIN_ARGUMENT_TYPES or argument.python_name is None:
+        return None
+    return graphql_name, argument.python_name, is_list
+
+
+def lean_resolver(field: StrawberryField, schema: strawberry.Schema) -> Callable[..., Any] | None:
+    """A graphql-core resolver calling `field`'s resolver as strawberry's own wrapper does, without converting
+    arguments that need no conversion (strawberry's `get_arguments` re-derives every argument's GraphQL name and
+    walks its type on each call: a quarter of a page's execution when each of its 100 notes asks `backlinks`); None
+    when the field needs strawberry's wrapper (field extensions and permissions, exception handlers, a subscription,
+    an argument of an input, enum or custom scalar type)."""
+    resolver = field.base_resolver
+    converter = schema.schema_converter
+    if (resolver is None or field.extensions or field.is_subscription or converter._exception_handler_specs
+            or type(field).get_result is not StrawberryField.get_result or not callable(resolver.wrapped_func)):
+        return None
+    plan: list[tuple[str, str, bool]] = []
+    for argument in field.arguments:
+        plain = _plain_argument(argument, schema.config.name_converter.from_argument(argument))
+        if plain is None:
+            return None
+        plan.append(plain)
+    info_class = schema.config.info_class
+    call = resolver.wrapped_func
+    with_self = resolver.self_parameter is not None
+    sources = [p.name for p in (resolver.parent_parameter, resolver.root_parameter) if p is not None]
+    info_name = resolver.info_parameter.name if resolver.info_parameter is not None else None
+
+    def resolve(source: Any, info: GraphQLResolveInfo[Any], **given: Any) -> Any:
+        kwargs: dict[str, Any] = {}
+        for graphql_name, python_name, is_list in plan:
+            if graphql_name in given:
+                value = given[graphql_name]
+                kwargs[python_name] = list(value) if is_list and value is not None else value
+        for name in sources:
+            kwargs[name] = source
+        if info_name is not None:
+            kwargs[info_name] = info_class(_raw_info=info, _field=field)
+        return call(source, **kwargs) if with_self else call(**kwargs)
+
+    resolve._is_default = False  # type: ignore[attr-defined]  # as strawberry marks a field with a resolver
+    return resolve
+
+
+def use_lean_resolvers(schema: strawberry.Schema) -> int:
+    """Give every object type's field that `lean_resolver` can serve that resolver; how many it took."""
+    taken = 0
+    for named in schema._schema.type_map.values():
+        if not isinstance(named, GraphQLObjectType) or named.name.startswith("__"):
+            continue
+        for graphql_field in named.fields.values():
+            definition = (graphql_field.extensions or {}).get(GraphQLCoreConverter.DEFINITION_BACKREF)
+            if not isinstance(definition, StrawberryField):
+                continue
+            lean = lean_resolver(definition, schema)
+            if lean is not None:
+                graphql_field.resolve = lean
+                taken += 1
+    return taken
