@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Iterator
-from typing import Any
+from collections.abc import Callable, Generator, Iterator
+from typing import Any, cast
 
 import structlog
 from graphql.error import GraphQLError
@@ -29,6 +29,18 @@ class ErrorPolicy(MaskErrors):
     def __init__(self, count: Callable[[str], None] | None = None) -> None:
         super().__init__(should_mask_error=lambda error: True)
         self.count = count  # told each error's code as it is sent (/metrics' error counts)
+
+    def on_operation(self) -> Iterator[None]:
+        """MaskErrors' own hook, skipping its checks after an operation whose result has no errors (a `Protocol`
+        isinstance, a few percent of a `{ __typename }` request's CPU)."""
+        masking = cast(Generator[None, None, None], super().on_operation())
+        next(masking)
+        yield
+        result = self.execution_context.result
+        if getattr(result, "errors", None) or getattr(result, "initial_result", None) is not None:
+            next(masking, None)
+        else:
+            masking.close()
 
     def on_stream_result(self, result: Any) -> Iterator[None]:
         """A streamed result without errors has nothing to mask: skip MaskErrors' checks (a `Protocol` isinstance
