@@ -82,7 +82,6 @@ async def test_strawberry_still_takes_its_extension_runner_from_the_schema() -> 
     assert result.extensions == {"reported": 1}
     [runner] = LeanSchema.runners
     assert [type(e) for e in runner._reporting] == [Reports]  # Silent inherits the base get_results
-    assert runner._streaming == []
 
 
 def _multipart(files: int) -> tuple[Headers, bytes]:
@@ -163,3 +162,49 @@ async def test_the_lean_runner_enters_every_lifecycle_hook_as_strawberry_does() 
         orders.append(Counted.seen)
     assert orders[0] == orders[1] == ["operation in", "parse in", "parse out", "validate", "execute in",
                                       "execute out", "operation out"]
+
+
+class StreamCounted(SchemaExtension):
+    seen: list[str] = []
+
+    def on_stream_result(self, result):  # type: ignore[no-untyped-def]
+        StreamCounted.seen.append(f"in {result.data}")
+        yield
+        StreamCounted.seen.append("out")
+
+
+@strawberry.type
+class Ticks:
+    @strawberry.subscription
+    async def ticks(self) -> AsyncGenerator[int, None]:
+        for tick in range(3):
+            yield tick
+
+
+async def test_the_lean_runner_wraps_each_streamed_result_as_strawberry_does() -> None:
+    # The lean runner builds each result's on_stream_result context manager from its plan too (one per delivery of
+    # every subscriber): the hook sees each result, in order, as under strawberry's own runner.
+    orders = []
+    for schema_class in (LeanSchema, strawberry.Schema):
+        StreamCounted.seen = []
+        schema = schema_class(Query, subscription=Ticks, extensions=[Silent, StreamCounted])
+        stream = await schema.subscribe("subscription { ticks }")
+        assert not isinstance(stream, strawberry.types.ExecutionResult)
+        results = [result async for result in stream]
+        assert [result.data for result in results] == [{"ticks": 0}, {"ticks": 1}, {"ticks": 2}]
+        orders.append(StreamCounted.seen)
+    assert orders[0] == orders[1] == ["in {'ticks': 0}", "out", "in {'ticks': 1}", "out", "in {'ticks': 2}", "out"]
+
+
+class MappingResults(SchemaExtension):
+    def get_results(self):  # type: ignore[no-untyped-def]
+        import types
+
+        return types.MappingProxyType({"report": 1})
+
+
+async def test_the_lean_runner_takes_any_mapping_of_results() -> None:
+    # strawberry's runner awaits only an awaitable; a Mapping that is not a dict is merged as it is.
+    for schema_class in (LeanSchema, strawberry.Schema):
+        result = await schema_class(Query, extensions=[MappingResults]).execute("query { names { a } }")
+        assert result.errors is None and result.extensions == {"report": 1}

@@ -5,13 +5,18 @@ turn it off)."""
 
 from __future__ import annotations
 
+import asyncio
 import enum
+import gc
 from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 import strawberry
+from graphql import Undefined
+from strawberry.scalars import JSON
 from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
+from strawberry.types.field import StrawberryField
 
 from vaultgraph.schema.execution import LeafFieldsExecutor, leaf_reader, use_lean_resolvers
 from vaultgraph.schema.scalars import SCALARS
@@ -222,3 +227,68 @@ def test_only_resolvers_with_plain_arguments_lose_strawberrys_wrapper() -> None:
     lean = {name for name, field in shelf.items() if field.resolve.__qualname__.startswith("lean_resolver")}
     assert lean == {"books", "count", "fails"}, (
         "strawberry's resolver markers (base_resolver, arguments, reserved parameters) changed")
+
+
+class Missing(Exception):
+    pass
+
+
+@strawberry.type
+class Odd:
+    """Values graphql-core deals with before coercing: an awaitable is awaited, an exception is a field error,
+    Undefined is null (reviewed: the fast path coerced them as values)."""
+
+    title: str
+    label: str | None
+    meta: JSON
+    nothing: str | None
+
+
+async def _meta() -> dict[str, int]:
+    return {"a": 1}
+
+
+class Shouting(StrawberryField):
+    def get_result(self, source: Any, info: Any, args: list[Any], kwargs: Any) -> Any:
+        return str(super().get_result(source, info, args, kwargs)).upper()
+
+
+@strawberry.type
+class Loud:
+    name: str = Shouting()  # type: ignore[assignment]
+
+
+@strawberry.type
+class OddQuery:
+    @strawberry.field
+    async def odd(self) -> Odd:
+        future = asyncio.get_running_loop().create_future()
+        future.set_result("the title")
+        return Odd(title=future, label=Missing("no label"), meta=_meta(), nothing=Undefined)  # type: ignore[arg-type]
+
+    @strawberry.field
+    def loud(self) -> Loud:
+        return Loud(name="quiet")
+
+
+async def test_values_graphql_core_handles_before_coercing_go_its_way() -> None:
+    answers = []
+    for executor in (LeafFieldsExecutor, StrawberryGraphQLCoreExecutionContext):
+        schema = strawberry.Schema(OddQuery, config=strawberry.schema.config.StrawberryConfig(scalar_map=SCALARS),
+                                   execution_context_class=executor)
+        answers.append(_answer(await schema.execute("{ odd { title label meta nothing } loud { name } }")))
+    assert answers[0] == answers[1]
+    assert answers[0] == ({"odd": {"title": "the title", "label": None, "meta": {"a": 1}, "nothing": None},
+                           "loud": {"name": "QUIET"}}, [("no label", ["odd", "label"])])
+
+
+async def test_the_fast_path_keeps_no_schema_alive() -> None:
+    # What the executor learns of a field stays on the field: a schema built, executed and dropped is collected.
+    import weakref
+
+    schema = _schema(LeafFieldsExecutor)
+    await schema.execute(QUERIES[0])
+    gone = weakref.ref(schema._schema)
+    del schema
+    gc.collect()
+    assert gone() is None

@@ -6,8 +6,10 @@ graphql-core a `Path`, a resolve info, three calls down to `getattr`, an awaitab
 type, per field and object: most of a page's cost above the driver (bench/README.md, "the cost per object"). When
 such a field is a scalar or an enum, takes no arguments and the executor runs no middleware, `execute_fields` here
 reads the attribute and coerces it with the type's own `coerce_output_value`, as the completion would; anything
-else (a null, a value the type refuses, a missing attribute) goes the ordinary way, which answers it exactly as
-before, errors and all.
+else (a null, `Undefined`, an exception or an awaitable as a value, a value the type refuses, a raising attribute)
+goes the ordinary way, which answers it exactly as before, errors and all. One difference is by design: the plain
+fields of an object are read before its resolver fields run, so a resolver that changed an attribute of its own
+object would not be seen by a plain field asked after it (none of this schema's does; resolvers here read).
 """
 
 from __future__ import annotations
@@ -25,25 +27,26 @@ from strawberry.types.arguments import StrawberryArgument
 from strawberry.types.base import StrawberryList, StrawberryMaybe, StrawberryOptional
 from strawberry.types.field import StrawberryField
 
-# A plain leaf field's attribute name and its type's output coercion.
+# A plain leaf field's attribute name and its type's output coercion; kept on the GraphQLField itself (it does not
+# hash, and a module-level map by identity would keep every schema ever executed alive).
 LeafReader = tuple[str, Callable[[Any], Any]]
-# By the field's identity (a GraphQLField does not hash), holding the field so that the identity stays its own.
-_readers: dict[int, tuple[GraphQLField, LeafReader | None]] = {}
+_UNKNOWN = object()
 
 
 def leaf_reader(field: GraphQLField) -> LeafReader | None:
     """How to read `field` directly, or None when it must go through its resolver (computed once per field)."""
-    known = _readers.get(id(field))
-    if known is not None and known[0] is field:
-        return known[1]
+    known = field.__dict__.get("_leaf_reader", _UNKNOWN)
+    if known is not _UNKNOWN:
+        return cast(LeafReader | None, known)
     reader: LeafReader | None = None
     definition = (field.extensions or {}).get(GraphQLCoreConverter.DEFINITION_BACKREF)
     named = field.type.of_type if isinstance(field.type, GraphQLNonNull) else field.type
     if (definition is not None and getattr(definition, "is_basic_field", False) and not field.args
+            and type(definition).get_result is StrawberryField.get_result
             and getattr(definition, "default_resolver", None) is getattr
             and getattr(field.resolve, "_is_default", False) and is_leaf_type(named)):
         reader = (definition.python_name, named.coerce_output_value)
-    _readers[id(field)] = (field, reader)
+    field._leaf_reader = reader  # type: ignore[attr-defined]
     return reader
 
 
@@ -56,6 +59,7 @@ class LeafFieldsExecutor(StrawberryGraphQLCoreExecutionContext):
         if manager is not None and manager.middlewares:
             return super().execute_fields(parent_type, source_value, path, grouped_field_set, position_context)
         fields = parent_type.fields
+        is_awaitable = self.is_awaitable
         done: dict[str, Any] = {}
         rest: GroupedFieldSet = {}
         for response_name, details in grouped_field_set.items():
@@ -66,7 +70,11 @@ class LeafFieldsExecutor(StrawberryGraphQLCoreExecutionContext):
                 name, coerce = reader
                 try:
                     value = getattr(source_value, name, None)
-                    coerced = coerce(value) if value is not None else None
+                    # what graphql-core answers before coercing (execute_field, complete_value) goes its way
+                    if value is None or value is Undefined or isinstance(value, Exception) or is_awaitable(value):
+                        coerced = None
+                    else:
+                        coerced = coerce(value)
                 except Exception:  # the ordinary path raises it again, as a field error with its path
                     coerced = None
                 if coerced is not None and coerced is not Undefined:

@@ -7,11 +7,12 @@ schema's ten or so extensions, a quarter of a `{ __typename }` request's own CPU
 For every result it asks each extension for its results (`get_results`, one coroutine each) and builds each one's
 `on_stream_result` hook: per event and per subscriber in a subscription, a fifth of a fan-out's CPU.
 
-This runner looks the hooks up once per list of extension classes (`_plan`), wraps them once (the class's generator
-function made a context manager factory), and asks only the extensions whose class overrides the hook. The base
-class's hooks do nothing (`get_results` returns {}, the lifecycle hooks yield), and strawberry's own context
-managers still enter and leave the hooks, in the same order: every answer is the same. The schema hands the runner
-out through strawberry's own `Schema.create_extensions_runner`.
+This runner looks the hooks up once per list of extension classes (`_plan`), wraps them once (the class's
+generator function made a context manager factory), and asks only the extensions whose class overrides the hook,
+for the four stages and for each streamed result alike. The base class's hooks do nothing (`get_results` returns
+{}, the others yield), and strawberry's own context managers still enter and leave the hooks, in the same order:
+every answer is the same. The schema hands the runner out through strawberry's own
+`Schema.create_extensions_runner`.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import contextlib
 import inspect
 from collections.abc import Callable
 from functools import partial
-from typing import Any
+from typing import Any, cast
 
 from strawberry.extensions import SchemaExtension
 from strawberry.extensions.context import (
@@ -36,8 +37,6 @@ from strawberry.extensions.runner import SchemaExtensionsRunner
 from strawberry.types import ExecutionContext, StreamExecutionResult
 
 _NO_RESULTS = SchemaExtension.get_results
-_NO_STREAM_HOOK = SchemaExtension.on_stream_result
-_LIFECYCLE = (OperationContextManager, ParsingContextManager, ValidationContextManager, ExecutingContextManager)
 
 # Per lifecycle stage and tuple of extension classes (an operation's extensions, in order): which of them override
 # the stage's hook, each with a context manager factory taking the extension and whether it is async, or None for
@@ -88,7 +87,6 @@ class LeanExtensionsRunner(SchemaExtensionsRunner):
     def __init__(self, execution_context: ExecutionContext, extensions: list[SchemaExtension] | None = None) -> None:
         super().__init__(execution_context, extensions)
         self._reporting = [e for e in self.extensions if type(e).get_results is not _NO_RESULTS]
-        self._streaming = [e for e in self.extensions if type(e).on_stream_result is not _NO_STREAM_HOOK]
         self._classes = tuple(type(e) for e in self.extensions)
 
     def operation(self) -> OperationContextManager:
@@ -104,12 +102,16 @@ class LeanExtensionsRunner(SchemaExtensionsRunner):
         return _hooks(ExecutingContextManager, self.extensions, self._classes)  # type: ignore[return-value]
 
     def on_stream_result(self, result: StreamExecutionResult) -> StreamResultContextManager:
-        return StreamResultContextManager(self._streaming, result)
+        manager = cast(StreamResultContextManager, _hooks(StreamResultContextManager, self.extensions, self._classes))
+        manager.result = result  # each hook is called with it, as strawberry's own __init__ sets it
+        return manager
 
     async def get_extensions_results(self, ctx: ExecutionContext) -> dict[str, Any]:
         data: dict[str, Any] = {}
         for extension in self._reporting:
             results = extension.get_results()
-            data.update(await results if inspect.isawaitable(results) else results)
+            if not isinstance(results, dict) and inspect.isawaitable(results):  # a dict, the common case, is not
+                results = await results
+            data.update(results)
         data.update(ctx.extensions_results)
         return data
