@@ -111,7 +111,9 @@ class WorkerPool:
                  note_hook: NoteHook | None = None, reembedder: Reembedder | None = None,
                  foreground: Foreground | None = None) -> None:
         self.graph = graph
-        self.foreground = foreground
+        # Without the process's requests to give way to (a pool of its own), its tasks are background work still:
+        # their writes retry a deadlock as long as background writes do (graph/session.py).
+        self.foreground = foreground if foreground is not None else Foreground(max_wait=0)
         self.bus = bus
         self.pipeline = pipeline
         self.config = config
