@@ -12,7 +12,7 @@ from vaultgraph.schema.arguments import LinkTypes
 from vaultgraph.schema.context import Info
 from vaultgraph.schema.prefetch import fields_at, summary_enough
 from vaultgraph.schema.types.inputs import DeletePayload, LinkInput
-from vaultgraph.schema.types.items import Direction, Node, Topic, item_type
+from vaultgraph.schema.types.items import Direction, Item, Node, Topic, item_type
 from vaultgraph.schema.types.links import GraphPath, GraphView, Link, TraversalNode, TraversalResult
 from vaultgraph.services.links import LinkDraft
 from vaultgraph.services.topics import TOPIC_ID_PREFIX
@@ -72,7 +72,9 @@ async def graph(
     ctx = info.context
     view = await ctx.services.links.graph_view(ctx.principal, str(center) if center else None, hops, limit,
                                                direction, link_types)
-    return GraphView(nodes=[item_type(n) for n in view.nodes], edges=[Link.from_domain(e) for e in view.edges],
+    nodes: list[Item] = [item_type(n) for n in view.nodes]
+    typed = {str(node.id): node for node in nodes}  # each edge's ends are among the nodes: made once, not per edge
+    return GraphView(nodes=nodes, edges=[Link.from_domain(e, typed) for e in view.edges],
                      truncated=view.truncated, reached=[TraversalNode.from_domain(r) for r in view.reached],
                      edges_truncated=view.edges_truncated, total_edges=view.total_edges)
 

@@ -6,7 +6,15 @@ from datetime import date, datetime
 from typing import TYPE_CHECKING, Annotated, Any, TypeAlias, cast
 
 import strawberry
-from graphql import FieldNode, FragmentSpreadNode, InlineFragmentNode, SelectionSetNode
+from graphql import (
+    FieldNode,
+    FragmentSpreadNode,
+    GraphQLAbstractType,
+    GraphQLResolveInfo,
+    InlineFragmentNode,
+    SelectionSetNode,
+    default_type_resolver,
+)
 from strawberry.scalars import JSON
 
 from vaultgraph import domain
@@ -70,6 +78,22 @@ MentionsFirst: TypeAlias = Annotated[int | None, strawberry.argument(description
 class Node:
     id: strawberry.ID = strawberry.field(description=(
         "Globally unique and stable; the prefix tells the type (`doc_`, `note_`, `lnk_`, `topic_`)."))
+
+    @staticmethod
+    def resolve_type(obj: Any, info: GraphQLResolveInfo[Any], abstract_type: GraphQLAbstractType) -> Any:
+        """The object's schema type, for every field typed by an interface (`Node`, `Item`): read off its class.
+        strawberry's default first looks for `strawberry.cast` and generic types, which this schema has neither
+        of: a sixth of a graph view's execution, where each edge's `from` and `to` is an `Item`."""
+        name = _TYPE_NAMES.get(type(obj))
+        if name is None:
+            definition = getattr(type(obj), "__strawberry_definition__", None)
+            if definition is None or definition.is_graphql_generic:
+                return default_type_resolver(obj, info, abstract_type)
+            name = _TYPE_NAMES[type(obj)] = definition.name
+        return name
+
+
+_TYPE_NAMES: dict[type, str] = {}  # schema type name by class (Node.resolve_type); classes are few and fixed
 
 
 _PAGE_FIELDS = frozenset({"edges", "nodes", "pageInfo"})

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import TypeVar, cast
 
@@ -56,17 +56,21 @@ class Link(Node):
         "made it, or for a [[wikilink]] (the note's text made it)."))
     _domain: strawberry.Private[domain.Link]
 
+    # Endpoints already made schema objects by whoever listed the link (a graph view's nodes: its hub is an end of
+    # most of its edges), by id; only ever the same domain items as the link's own.
+    _typed: strawberry.Private[Mapping[str, Item] | None] = None
+
     # `from` and `to` answer at once when the statement that listed the link brought its endpoint (it mostly does).
     @strawberry.field(name="from", description="The item the link starts at.")
     def source(self, info: Info) -> Item:
         if self._domain.source is not None:
-            return item_type(self._domain.source)
+            return self._typed_item(self._domain.source)
         return _now_or_later(info.context.loaders.items, self._domain.source_id, _visible_source)
 
     @strawberry.field(name="to", description="The item the link points at; null for a ghost.")
     def target(self, info: Info) -> Item | None:
         if self._domain.target is not None:
-            return item_type(self._domain.target)
+            return self._typed_item(self._domain.target)
         if self._domain.target_id is None:
             return None
         return _now_or_later(info.context.loaders.items, self._domain.target_id, _maybe_item)
@@ -75,11 +79,17 @@ class Link(Node):
     def is_ghost(self) -> bool:
         return self._domain.target_id is None
 
+    def _typed_item(self, item: domain.Item) -> Item:
+        typed = self._typed.get(item.id) if self._typed is not None else None
+        return typed if typed is not None and getattr(typed, "_domain", None) is item else item_type(item)
+
     @classmethod
-    def from_domain(cls, link: domain.Link) -> Link:
+    def from_domain(cls, link: domain.Link, typed: Mapping[str, Item] | None = None) -> Link:
+        """`typed`: schema objects of (some of) its endpoints' domain items, by id, made already."""
         return cls(id=strawberry.ID(link.id), type=link.type, ref=link.ref, key=link.key, label=link.label,
                    heading=link.heading, context=link.context, origin=link.origin, confidence=link.confidence,
-                   created_at=link.created_at, created_by_agent_id=link.created_by_agent_id, _domain=link)
+                   created_at=link.created_at, created_by_agent_id=link.created_by_agent_id, _domain=link,
+                   _typed=typed)
 
 
 def _visible_source(item: domain.Item | None) -> Item:
