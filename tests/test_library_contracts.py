@@ -6,6 +6,7 @@ MarkItDown (lxml 6.2 broke it: every DOCX failed with "Could not find the body e
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncGenerator
 
 import pytest
@@ -17,7 +18,10 @@ from strawberry.types import ExecutionContext
 
 from tests.support import office_files
 from vaultgraph.http.multipart import LimitedMultiPartParser, UploadLimitExceeded
+from vaultgraph.http.ws import _run_on
+from vaultgraph.schema.extensions.errors import ErrorPolicy
 from vaultgraph.schema.extensions.runner import LeanExtensionsRunner
+from vaultgraph.schema.extensions.warnings import Warnings
 from vaultgraph.schema.types.items import _selected_names
 from vaultgraph.services.uploads import UploadLimits
 from vaultgraph.workspace import convert
@@ -208,3 +212,59 @@ async def test_the_lean_runner_takes_any_mapping_of_results() -> None:
     for schema_class in (LeanSchema, strawberry.Schema):
         result = await schema_class(Query, extensions=[MappingResults]).execute("query { names { a } }")
         assert result.errors is None and result.extensions == {"report": 1}
+
+
+class WarnedContext:
+    def __init__(self, warnings: list[dict[str, str]]) -> None:
+        self.warnings = warnings
+
+
+async def test_the_lean_runner_says_when_a_streamed_result_would_go_out_unchanged() -> None:
+    # The express (schema/extensions/broadcast.py) writes a live event's result itself only when strawberry would
+    # have sent it as graphql-core made it: no extension adds results, no stream hook but one acting on errors only.
+    cases = [([ErrorPolicy, Warnings], [], True), ([ErrorPolicy, Warnings], [{"code": "X", "message": "m"}], False),
+             ([ErrorPolicy, StreamCounted], [], False), ([Reports], [], False), ([MappingResults], [], False)]
+    for extensions, warnings, unchanged in cases:
+        LeanSchema.runners.clear()
+        schema = LeanSchema(Query, subscription=Ticks, extensions=extensions)
+        stream = await schema.subscribe("subscription { ticks }", context_value=WarnedContext(warnings))
+        assert not isinstance(stream, strawberry.types.ExecutionResult)
+        first = await anext(stream)
+        assert first.data == {"ticks": 0}
+        [runner] = LeanSchema.runners
+        assert runner.streams_results_unchanged() is unchanged, (extensions, warnings)
+        await stream.aclose()
+
+
+async def test_a_send_stepped_once_runs_on_to_its_end_as_a_task_would() -> None:
+    # http/ws.py steps a socket write once in the bus's callback; a write that waits (the socket's buffer full, as
+    # uvicorn's send waits for `writable`) runs on in `_run_on`, which must resume and cancel it as a task would.
+    writable = asyncio.Event()
+    done: list[str] = []
+
+    async def send(name: str) -> None:
+        try:
+            await writable.wait()
+            await asyncio.sleep(0)  # a bare yield after a future
+            done.append(name)
+        finally:
+            done.append(f"{name} left")
+
+    first = send("first")
+    waiting = first.send(None)
+    running = asyncio.ensure_future(_run_on(first, waiting))
+    await asyncio.sleep(0.01)
+    assert done == []
+    writable.set()
+    await running
+    assert done == ["first", "first left"]
+
+    writable.clear()
+    second = send("second")
+    waiting = second.send(None)
+    running = asyncio.ensure_future(_run_on(second, waiting))
+    await asyncio.sleep(0.01)
+    running.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await running
+    assert done[-1] == "second left" and "second" not in done

@@ -73,3 +73,117 @@ async def test_iteration_waits_for_events_and_ends_when_the_subscription_closes(
     await asyncio.sleep(0)
     await bus.aclose()
     assert await asyncio.wait_for(closer, 1) is None
+
+
+async def _settle() -> None:
+    """Let the bus's flush after a publish, and any task it woke, run."""
+    for _ in range(3):
+        await asyncio.sleep(0)
+
+
+class Reader:
+    """A subscriber's task, reading with next() as a subscription's generator does, and an express beside it that
+    takes events (`taking`) or refuses them, as a socket that can be written now or cannot."""
+
+    def __init__(self, bus: InProcessBus, capacity: int | None = None,
+                 overflow: Overflow = Overflow.DROP_OLDEST) -> None:
+        self.subscription = bus.subscribe(capacity=capacity, overflow=overflow)
+        self.read: list[str] = []
+        self.expressed: list[str] = []
+        self.taking = True
+        self.subscription.express(self.take)
+        self.task = asyncio.create_task(self.run())
+
+    def take(self, event: object) -> bool:
+        assert isinstance(event, DocumentStageChanged)
+        if self.taking:
+            self.expressed.append(event.document_id)
+        return self.taking
+
+    async def run(self) -> None:
+        async for event in self.subscription:
+            assert isinstance(event, DocumentStageChanged)
+            self.read.append(event.document_id)
+
+    async def stop(self) -> None:
+        await self.subscription.close()
+        await self.task
+
+
+async def test_an_express_takes_the_events_of_a_waiting_reader_without_waking_it() -> None:
+    bus = InProcessBus()
+    reader = Reader(bus)
+    await _settle()  # the reader now waits on an empty queue
+    for n in range(3):
+        bus.publish_nowait(stage(n))
+    assert reader.expressed == []  # never inside the publish: after it, in one callback
+    await _settle()
+    assert reader.expressed == ["doc_0", "doc_1", "doc_2"] and reader.read == []
+    assert reader.subscription.expressed == 3 and reader.subscription.pending() == 0
+    await reader.stop()
+
+
+async def test_an_event_the_express_refuses_and_every_one_after_it_reach_the_reader_in_order() -> None:
+    bus = InProcessBus()
+    reader = Reader(bus)
+    await _settle()
+    bus.publish_nowait(stage(0))
+    await _settle()
+    reader.taking = False
+    for n in (1, 2):  # one flush: doc_1 refused, so doc_2 is queued behind it without being offered
+        bus.publish_nowait(stage(n))
+    await _settle()
+    assert reader.expressed == ["doc_0"] and reader.read == ["doc_1", "doc_2"]
+    reader.taking = True  # the reader waits again: the express takes the next ones
+    bus.publish_nowait(stage(3))
+    await _settle()
+    assert reader.expressed == ["doc_0", "doc_3"] and reader.read == ["doc_1", "doc_2"]
+    await reader.stop()
+
+
+async def test_a_busy_reader_gets_its_events_queued_and_the_express_waits_until_it_waits_again() -> None:
+    bus = InProcessBus()
+    reader = Reader(bus)
+    await _settle()
+    reader.taking = False
+    bus.publish_nowait(stage(0))
+    await asyncio.sleep(0)  # the flush queued doc_0 and woke the reader; it has not run yet
+    reader.taking = True
+    for n in (1, 2):
+        bus.publish_nowait(stage(n))  # the queue is not empty: behind doc_0, never around it
+    await _settle()
+    assert reader.read == ["doc_0", "doc_1", "doc_2"] and reader.expressed == []
+    bus.publish_nowait(stage(3))
+    await _settle()
+    assert reader.expressed == ["doc_3"]
+    await reader.stop()
+
+
+async def test_held_events_keep_the_queue_s_limit_and_its_overflow_policy() -> None:
+    bus = InProcessBus()
+    dropping = Reader(bus, capacity=3)
+    strict = Reader(bus, capacity=3, overflow=Overflow.DISCONNECT)
+    await _settle()
+    dropping.taking = strict.taking = False
+    for n in range(8):  # one burst, no flush in between: more than a queue holds
+        bus.publish_nowait(stage(n))
+    await _settle()
+    assert dropping.subscription.dropped == 5 and dropping.read == ["doc_5", "doc_6", "doc_7"]
+    with pytest.raises(SubscriberTooSlow, match="resubscribe"):
+        await strict.task
+    assert strict.read == ["doc_0", "doc_1", "doc_2"]
+    assert bus.subscriber_count == 1
+    await dropping.stop()
+
+
+async def test_a_closed_subscription_is_not_expressed_to() -> None:
+    bus = InProcessBus()
+    reader = Reader(bus)
+    await _settle()
+    bus.publish_nowait(stage(0))
+    await reader.subscription.close()  # before the flush: the held event goes nowhere
+    await _settle()
+    bus.publish_nowait(stage(1))
+    await _settle()
+    assert reader.expressed == [] and reader.read == []
+    await reader.task

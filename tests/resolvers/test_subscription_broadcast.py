@@ -8,7 +8,7 @@ import asyncio
 import contextlib
 import dataclasses
 from collections.abc import AsyncIterator
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
@@ -114,6 +114,7 @@ async def test_subscribers_of_a_shape_share_one_execution_per_event(keyed_server
             for events in received:
                 assert {e["documentId"] for e in events} == group.visible, group.name
         executions, reuses, encoded = schema_results.executions, schema_results.reuses, texts.encoded
+        expressed = texts.expressed
 
         await call(admin_a, REENRICH, {"ids": [shared_a, mine_a, theirs_a]})
         await call(admin_b, REENRICH, {"ids": [only_b]})
@@ -130,6 +131,8 @@ async def test_subscribers_of_a_shape_share_one_execution_per_event(keyed_server
         assert schema_results.executions - executions == 3 + 3 + 2 + 1
         assert schema_results.reuses - reuses == deliveries - 9
         assert texts.encoded - encoded == 9
+        # Every subscriber was waiting for its next event: each live one went by the express, none woke a task.
+        assert texts.expressed - expressed == deliveries
 
         # A stage announced again (a sweep after a worker died between commit and publish) reaches nobody twice,
         # and is not executed at all.
@@ -154,3 +157,61 @@ async def test_sockets_send_event_frames_uncompressed(keyed_server: RunningServe
                                           headers={"Authorization": f"Bearer {secret}"})
         event = (await asyncio.wait_for(ws.receive(operation), 60))["data"]["enrichmentEvents"]
         assert event["documentId"] == created["createDocument"]["id"]
+
+
+async def test_a_burst_of_events_reaches_every_subscriber_once_and_in_order(keyed_server: RunningServer, graph: Graph,
+                                                                           tenant: str) -> None:
+    """Events published back to back, some in one go with no pause between them: every subscriber gets each one once,
+    in the order published, whether the express wrote it or its own task sent it (a subscriber still sending
+    takes the ones after it from its queue)."""
+    secret = (await ApiKeyService(graph).create(tenant, all_scopes=True)).secret
+    created = await keyed_server.data(CREATE, {"input": {"path": "burst.md", "content": "# burst\n"}},
+                                      headers={"Authorization": f"Bearer {secret}"})
+    document_id = created["createDocument"]["id"]
+    bus = keyed_server.app.state.services.enrichment.bus
+    stages = [EnrichmentStage.PREPARE, EnrichmentStage.SUMMARIZE, EnrichmentStage.EMBED]
+    async with contextlib.AsyncExitStack() as stack:
+        subscribers = []
+        for n in range(8):
+            if n % OPERATIONS_PER_SOCKET == 0:
+                ws = await stack.enter_async_context(graphql_ws(keyed_server.url, init_payload={
+                    "authorization": f"Bearer {secret}"}))
+            subscribers.append((ws, await ws.subscribe(WIDE)))
+        snapshots = await asyncio.gather(*(_next_events(ws, op, 1) for ws, op in subscribers))
+        start = datetime.fromisoformat(snapshots[0][0]["at"])
+        published = []
+        for n in range(30):
+            event = DocumentStageChanged(tenant_id=tenant, document_id=document_id, owner_key="shared",
+                                         stage=stages[n % 3], attempt=n, error=None,
+                                         at=start + timedelta(milliseconds=n + 1))
+            published.append(event)
+            if n % 10 == 9:
+                await bus.publish(event)
+                await asyncio.sleep(0.05)
+            else:
+                bus.publish_nowait(event)  # in one go: held, then expressed or queued, in one flush
+        received = await asyncio.gather(*(_next_events(ws, op, len(published)) for ws, op in subscribers))
+    for events in received:
+        assert [e["attempt"] for e in events] == [e.attempt for e in published]
+
+
+async def test_a_completed_operation_gets_no_further_events(keyed_server: RunningServer, graph: Graph,
+                                                            tenant: str) -> None:
+    """The protocol: after the client's `complete`, nothing more of that operation; its neighbour on the socket goes
+    on (the express checks that the operation is still the socket's before it writes)."""
+    secret = (await ApiKeyService(graph).create(tenant, all_scopes=True)).secret
+    created = await keyed_server.data(CREATE, {"input": {"path": "done.md", "content": "# done\n"}},
+                                      headers={"Authorization": f"Bearer {secret}"})
+    document_id = created["createDocument"]["id"]
+    bus = keyed_server.app.state.services.enrichment.bus
+    async with graphql_ws(keyed_server.url, init_payload={"authorization": f"Bearer {secret}"}) as ws:
+        stopped, going = await ws.subscribe(NARROW), await ws.subscribe(NARROW)
+        snapshot = (await _next_events(ws, stopped, 1))[0]
+        await _next_events(ws, going, 1)
+        await ws.stop(stopped)
+        await asyncio.sleep(QUIET)  # the server has read the `complete` (an event published before it may come)
+        bus.publish_nowait(DocumentStageChanged(
+            tenant_id=tenant, document_id=document_id, owner_key="shared", stage=EnrichmentStage.PREPARE,
+            attempt=1, error=None, at=datetime.fromisoformat(snapshot["at"]) + timedelta(seconds=1)))
+        assert [e["stage"] for e in await _next_events(ws, going, 1)] == ["PREPARE"]
+        assert await _next_events(ws, stopped, 0) == []

@@ -4,6 +4,12 @@ Publishing never waits on a subscriber. Every subscriber has its own bounded que
 overflow policy decides: drop the oldest queued event (fine for progress, where only the latest matters) or
 disconnect it with a reason (for streams where a gap would mislead). Either way the reason is logged once.
 
+A subscriber whose reader can take an event without being woken (`Subscription.express`: a live GraphQL
+subscription writing the event's frame to its socket) is handed each event while its reader waits on an empty queue,
+all of one publish's subscribers in one callback after it, rather than each reader's task woken to walk its whole
+stack for one event (bench/README.md, fan-out: that walk was most of a delivery's cost). The queue stays the truth:
+an event the express refuses, and every one after it, is queued as before.
+
 `EventBus` is the interface the rest of vaultgraph codes against, so `RedisBus` (events/redis.py) replaces
 `InProcessBus` when several processes share one Neo4j (events then cross processes; REDIS_URL).
 """
@@ -13,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import enum
 from collections import deque
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from types import TracebackType
@@ -90,6 +96,9 @@ class NotesIndexing:
 
 Event = DocumentQueued | DocumentStageChanged | WorkspaceScanProgress | NotesIndexing
 EventFilter = Callable[[Event], bool]
+# Takes an event for a waiting reader: True when it was handled (delivered, or a repeat the reader would drop), False
+# when the reader must take it itself (it is queued, with every event after it).
+Express = Callable[[Event], bool]
 
 
 class Overflow(enum.Enum):
@@ -118,12 +127,47 @@ class Subscription:
         self._ready = asyncio.Event()
         self._closed = False
         self._failure: SubscriberTooSlow | None = None
+        self._express: Express | None = None
+        self._held: deque[Event] = deque()  # offered for the express, in order, until the bus's flush after publish
+        self._waiting = False  # the reader waits in next() on an empty queue: nothing of it is in flight
         self.label = label
         self.dropped = 0
+        self.expressed = 0
 
-    def offer(self, event: Event) -> None:
-        """Called by the bus for every event: never blocks, never raises."""
+    def express(self, take: Express | None) -> None:
+        """From now on, while the reader waits on an empty queue, hand each event to `take` (None: stop). `take`
+        runs in the bus's callback after a publish, never inside `offer`: publishing still never waits."""
+        self._express = take
+
+    def offer(self, event: Event) -> bool:
+        """Called by the bus for every event: never blocks, never raises. True when the event is held for the
+        express: the bus then calls `flush()` once after the publish."""
         if self._closed or (self._accept is not None and not self._accept(event)):
+            return False
+        if self._held or (self._express is not None and self._waiting and not self._queue):
+            if len(self._held) < self._capacity:
+                self._held.append(event)
+                return len(self._held) == 1
+            self._spill()
+        self._enqueue(event)
+        return False
+
+    def flush(self) -> None:
+        """The held events to the express while it takes them and the reader still waits; the rest queued, in
+        order."""
+        while self._held and not self._closed and self._express is not None and self._waiting and not self._queue:
+            if not self._express(self._held[0]):
+                break
+            self._held.popleft()
+            self.expressed += 1
+        self._spill()
+
+    def _spill(self) -> None:
+        while self._held:
+            self._enqueue(self._held.popleft())
+
+    def _enqueue(self, event: Event) -> None:
+        if self._closed:
             return
         if len(self._queue) >= self._capacity:
             if self._overflow is Overflow.DISCONNECT:
@@ -160,7 +204,11 @@ class Subscription:
             if self._closed:
                 return None
             self._ready.clear()
-            await self._ready.wait()
+            self._waiting = True
+            try:
+                await self._ready.wait()
+            finally:
+                self._waiting = False
         return self._queue.popleft()
 
     def __aiter__(self) -> AsyncIterator[Event]:
@@ -180,6 +228,7 @@ class Subscription:
     async def close(self) -> None:
         self._close_queue()
         self._queue.clear()
+        self._held.clear()
 
     async def __aenter__(self) -> Subscription:
         return self
@@ -187,6 +236,11 @@ class Subscription:
     async def __aexit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                         tb: TracebackType | None) -> None:
         await self.close()
+
+
+def _flush(subscriptions: Iterable[Subscription]) -> None:
+    for subscription in subscriptions:
+        subscription.flush()
 
 
 class EventBus(Protocol):
@@ -217,8 +271,12 @@ class InProcessBus:
         self.publish_nowait(event)
 
     def publish_nowait(self, event: Event) -> None:
-        for subscription in list(self._subscribers):
-            subscription.offer(event)
+        held = [subscription for subscription in list(self._subscribers) if subscription.offer(event)]
+        if held:
+            try:
+                asyncio.get_running_loop().call_soon(_flush, held)
+            except RuntimeError:  # no loop running (a synchronous caller): no reader can be waiting either
+                _flush(held)
 
     def subscribe(self, accept: EventFilter | None = None, *, capacity: int | None = None,
                   overflow: Overflow = Overflow.DROP_OLDEST, label: str = "subscriber") -> Subscription:

@@ -6,18 +6,26 @@ holding the dict so the identity stays its own) and splices it into each socket'
 one encoding of the payload and 500 short prefixes. The payload's text is the view's `encode_json` (orjson), the
 same a whole message would get; everything else — other message types, results with errors or extensions — goes
 through strawberry's handler unchanged.
+
+Each operation runs with a `Lane` (schema/extensions/broadcast.py), through which a live subscription event can be
+written as the operation's `next` from the bus's callback, its task left asleep (`_next_now`). Such a write
+is the same frame the task would send, only if the operation is still the socket's and not complete; and a write
+that has to wait for the socket (a client not reading) finishes before anything else of its operation is sent.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Coroutine
+from contextvars import ContextVar
 from typing import Any, cast
 
 from starlette.websockets import WebSocketDisconnect, WebSocketState
 from strawberry.asgi import ASGIWebSocketAdapter
 from strawberry.http.exceptions import NonJsonMessageReceived, NonTextMessageReceived, WebSocketDisconnected
-from strawberry.subscriptions.protocols.graphql_transport_ws.handlers import BaseGraphQLTransportWSHandler
+from strawberry.subscriptions.protocols.graphql_transport_ws.handlers import BaseGraphQLTransportWSHandler, Operation
 from strawberry.subscriptions.protocols.graphql_transport_ws.types import (
     ConnectionInitMessage,
     Message,
@@ -25,6 +33,7 @@ from strawberry.subscriptions.protocols.graphql_transport_ws.types import (
 )
 
 from vaultgraph.lru import Lru
+from vaultgraph.schema.extensions.broadcast import LANE, Lane
 
 RECENT_PAYLOADS = 256  # a payload is asked for by all of its subscribers within moments
 # How far past the message cap uvicorn reads a frame (`ws_max_size`, app.uvicorn_options): a message a little over
@@ -73,6 +82,7 @@ class PayloadTexts:
         self._texts: Lru[int, tuple[object, str]] = Lru(maxsize)
         self.encoded = 0
         self.reused = 0
+        self.expressed = 0  # `next` frames written by an operation's express (its task left asleep)
 
     def text(self, data: object, encode: Any) -> str:
         found = self._texts.get(id(data))
@@ -83,6 +93,83 @@ class PayloadTexts:
         text: str = encode({"data": data})
         self._texts.put(id(data), (data, text))
         return text
+
+
+class _ExpressSends:
+    """An operation's express writes (its lane's `write`): each sent now, from the bus's callback, as the `next`
+    its task would send; one that has to wait for the socket runs on as a task of its own (`pending`), which
+    the operation's next message waits for (`settle`), and which the operation's end cancels."""
+
+    __slots__ = ("handler", "operation", "pending", "prefix")
+
+    def __init__(self, handler: TransportWSHandler, operation: Operation[Any, None]) -> None:
+        self.handler = handler
+        self.operation = operation
+        self.prefix = f'{{"id":{json.dumps(operation.id)},"type":"next","payload":'
+        self.pending: asyncio.Future[None] | None = None
+
+    def write(self, data: dict[str, Any]) -> bool:
+        handler, operation = self.handler, self.operation
+        if self.pending is not None:
+            if not self.pending.done():
+                return False  # the last write still waits for the socket: this one goes behind it, the usual way
+            self.pending = None
+        if operation.completed or handler.operations.get(operation.id) is not operation:
+            return False  # ended (a client's `complete` drops it from the socket at once; its task stops later)
+        texts: PayloadTexts | None = getattr(handler.view, "payload_texts", None)
+        ws = getattr(handler.websocket, "ws", None)
+        if texts is None or ws is None:
+            return False
+        sending = ws.send_text(self.prefix + texts.text(data, handler.view.encode_json_string) + "}")
+        try:
+            waiting = sending.send(None)
+        except StopIteration:
+            texts.expressed += 1
+            return True
+        except Exception:  # a socket gone: nothing was written, and the task meets the same when it sends
+            return False
+        self.pending = asyncio.ensure_future(_run_on(sending, waiting))
+        self.pending.add_done_callback(_quietly)  # a socket gone: the task's next send meets it and says so
+        texts.expressed += 1
+        return True
+
+    async def settle(self) -> None:
+        pending, self.pending = self.pending, None
+        if pending is not None:
+            with contextlib.suppress(Exception):  # a socket gone: what the task sends next meets it too
+                await pending
+
+    def stop(self) -> None:
+        if self.pending is not None:
+            self.pending.cancel()  # the operation is over: no `next` after it
+
+
+async def _run_on(coroutine: Coroutine[Any, Any, None], waiting: Any) -> None:
+    """Run a coroutine, already stepped once and now waiting on `waiting` (what it yielded: a future, or None for a
+    bare yield), to its end, as the task that would have run it from the start would. (Python 3.12's eager tasks do
+    this; 3.11 has none.)"""
+    while True:
+        error: BaseException | None = None
+        try:
+            if waiting is None:
+                await asyncio.sleep(0)
+            else:
+                waiting._asyncio_future_blocking = False  # what a task does with the future its coroutine yields
+                await waiting
+        except BaseException as exc:  # the future's error or this task's cancellation: the coroutine's to handle
+            error = exc
+        try:
+            waiting = coroutine.throw(error) if error is not None else coroutine.send(None)
+        except StopIteration:
+            return
+
+
+def _quietly(done: asyncio.Future[None]) -> None:
+    if not done.cancelled():
+        done.exception()
+
+
+_EXPRESS_SENDS: ContextVar[_ExpressSends | None] = ContextVar("vaultgraph_express_sends", default=None)
 
 
 class TransportWSHandler(BaseGraphQLTransportWSHandler[Any, None]):
@@ -103,6 +190,16 @@ class TransportWSHandler(BaseGraphQLTransportWSHandler[Any, None]):
             await super().handle()
         finally:
             metrics.sockets.dec()
+
+    async def run_operation(self, operation: Operation[Any, None]) -> None:
+        """strawberry's, in a context of the operation's own task that holds its lane (the express)."""
+        sending = _ExpressSends(self, operation)
+        _EXPRESS_SENDS.set(sending)
+        LANE.set(Lane(sending.write))
+        try:
+            await super().run_operation(operation)
+        finally:
+            sending.stop()
 
     async def handle_message(self, message: Message) -> None:
         fields: Any = message
@@ -145,6 +242,9 @@ class TransportWSHandler(BaseGraphQLTransportWSHandler[Any, None]):
         await self.send_message(cast(Message, {"id": operation_id, "type": "error", "payload": [error]}))
 
     async def send_message(self, message: Message) -> None:
+        sending = _EXPRESS_SENDS.get()  # in an operation's own task: its express write under way goes first
+        if sending is not None:
+            await sending.settle()
         fields = cast(dict[str, Any], message)
         payload = fields.get("payload") if fields["type"] == "next" else None
         texts: PayloadTexts | None = getattr(self.view, "payload_texts", None)

@@ -7,8 +7,9 @@ from typing import Annotated
 
 import strawberry
 
+from vaultgraph.events.bus import DocumentStageChanged
 from vaultgraph.schema.context import Info
-from vaultgraph.schema.extensions.broadcast import shared
+from vaultgraph.schema.extensions.broadcast import express, shared
 from vaultgraph.schema.types.enrichment import EnrichmentEvent, EnrichmentProgress
 from vaultgraph.schema.types.items import Document
 
@@ -41,8 +42,13 @@ async def enrichment_events(
     (of every unfinished one when empty), then every change, with the error text on FAILED and SKIPPED."""
     ctx = info.context
     ids = [str(i) for i in document_ids] if document_ids else None
-    async for event in ctx.services.enrichment.stage_events(ctx.principal, ids):
-        yield shared(EnrichmentEvent.from_domain(event), event)  # executed once per event and shape
+    straight = express(_event_payload)  # a live event written to the socket without waking this generator
+    async for event in ctx.services.enrichment.stage_events(ctx.principal, ids, straight):
+        yield _event_payload(event)
+
+
+def _event_payload(event: DocumentStageChanged) -> EnrichmentEvent:
+    return shared(EnrichmentEvent.from_domain(event), event)  # executed once per event and shape
 
 
 async def enrichment_progress_stream(info: Info) -> AsyncGenerator[EnrichmentProgress, None]:

@@ -29,7 +29,7 @@ from vaultgraph.resolvers import viewer as viewer_resolvers
 from vaultgraph.resolvers import weekly_review as weekly_review_resolvers
 from vaultgraph.resolvers import workspace as workspace_resolvers
 from vaultgraph.schema.execution import use_lean_resolvers
-from vaultgraph.schema.extensions.broadcast import SharedResults, sharing_executor
+from vaultgraph.schema.extensions.broadcast import LANE, SharedResults, sharing_executor
 from vaultgraph.schema.extensions.document_cache import document_cache
 from vaultgraph.schema.extensions.errors import ErrorPolicy
 from vaultgraph.schema.extensions.metrics import operation_metrics
@@ -115,8 +115,13 @@ class VaultgraphSchema(strawberry.Schema):
 
     def create_extensions_runner(self, execution_context: ExecutionContext,
                                  extensions: list[SchemaExtension]) -> SchemaExtensionsRunner:
-        """Only the extensions with results or a stream hook are asked, per result (schema/extensions/runner.py)."""
-        return LeanExtensionsRunner(execution_context, extensions)
+        """Only the extensions with results or a stream hook are asked, per result (schema/extensions/runner.py);
+        a graphql-transport-ws operation's lane learns of it (the express, schema/extensions/broadcast.py)."""
+        runner = LeanExtensionsRunner(execution_context, extensions)
+        lane = LANE.get()
+        if lane is not None:
+            lane.runner = runner
+        return runner
 
 
 def build_schema(

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
@@ -123,9 +123,14 @@ class EnrichmentService:
         return Progress.from_counts(counts, await self.graph.read(note_index.counts, principal.tenant_id, keys))
 
     async def stage_events(
-        self, principal: Principal, document_ids: list[str] | None
+        self, principal: Principal, document_ids: list[str] | None,
+        express: Callable[[DocumentStageChanged], bool] | None = None,
     ) -> AsyncGenerator[DocumentStageChanged, None]:
-        """The current stage of each document (unfinished ones when no ids are given), then every change."""
+        """The current stage of each document (unfinished ones when no ids are given), then every change.
+
+        `express`, if given, takes a live change straight to the consumer (True: delivered) while the consumer
+        waits for the next one, so its task is not woken for it (events/bus.py); a change it refuses is yielded
+        here as any other. Either way a change reaches the consumer once, after the snapshot."""
         ids = set(document_ids) if document_ids else None
         accept = _visible_to(principal, ids)
         async with self.bus.subscribe(accept, capacity=self.event_queue_size,
@@ -140,6 +145,19 @@ class EnrichmentService:
                     tenant_id=principal.tenant_id, document_id=state.document_id, owner_key=state.owner_key,
                     stage=state.stage, attempt=state.attempt, error=state.error, at=state.at, detail=state.detail,
                 )
+            if express is not None:
+                take = express
+
+                def expressed(event: Event) -> bool:
+                    assert isinstance(event, DocumentStageChanged)  # the filter lets nothing else through
+                    if not delivered.is_new(event.document_id, event.at, event.stage):
+                        return True  # a repeat, dropped as the loop below drops it
+                    if not take(event):
+                        return False
+                    delivered.first_time(event.document_id, event.at, event.stage)
+                    return True
+
+                subscription.express(expressed)
             async for event in subscription:
                 assert isinstance(event, DocumentStageChanged)  # the filter lets nothing else through
                 if delivered.first_time(event.document_id, event.at, event.stage):
@@ -188,9 +206,13 @@ class _Delivered:
     def __init__(self) -> None:
         self.last: Lru[str, tuple[datetime, EnrichmentStage]] = Lru(self.RECENT)
 
-    def first_time(self, document_id: str, at: datetime, stage: EnrichmentStage) -> bool:
+    def is_new(self, document_id: str, at: datetime, stage: EnrichmentStage) -> bool:
         last = self.last.get(document_id)
-        if last is not None and (at < last[0] or (at == last[0] and stage == last[1])):
+        return last is None or not (at < last[0] or (at == last[0] and stage == last[1]))
+
+    def first_time(self, document_id: str, at: datetime, stage: EnrichmentStage) -> bool:
+        """Whether this change is new to the subscriber; it is noted as sent if so."""
+        if not self.is_new(document_id, at, stage):
             return False
         self.last.put(document_id, (at, stage))
         return True

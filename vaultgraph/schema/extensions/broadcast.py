@@ -14,15 +14,27 @@ Only the execution is shared: each subscriber keeps its own stream, its own bus 
 own de-duplication of repeated stages (services/enrichment.py); strawberry still wraps each result for each
 subscriber (extensions, error masking) and the transport sends it on each socket under its own operation id.
 `SharedResults` counts executions and reuses, for tests and for the log of a busy server.
+
+The express (`express`, `Lane`): a live event need not wake the subscriber's task at all. Walking one result from
+the bus queue up through the resolver's generators, graphql-core's and strawberry's streams and the extension hooks
+to the socket was most of a delivery's cost (bench/README.md, fan-out), all to send a frame that another subscriber
+of the shape already had encoded. The transport gives each graphql-transport-ws operation a `Lane` (a context
+variable of the operation's task) that can write a `next` on its socket now; a subscription resolver hands the
+bus `express(...)`, which, while the subscriber waits for its next event, executes the event through the
+subscriber's own executor (so the shared result of its shape) and writes it. It takes only what strawberry would
+have sent unchanged: a result without errors, when no extension would add results or act on it
+(`LeanExtensionsRunner.streams_results_unchanged`); anything else, and any event while the subscriber is busy,
+goes the ordinary way, in order.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Awaitable, Hashable
+from collections.abc import Awaitable, Callable, Hashable
+from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any, TypeVar, cast
+from typing import Any, Protocol, TypeVar, cast
 
 from graphql import ExecutionResult
 
@@ -30,6 +42,7 @@ from vaultgraph.lru import Lru
 from vaultgraph.schema.execution import LeafFieldsExecutor
 
 T = TypeVar("T")
+E = TypeVar("E")
 
 DEFAULT_MAXSIZE = 1024  # (event, shape) results kept: every subscriber of an event asks within moments of the first
 
@@ -75,6 +88,56 @@ class SharedResults:
         return future
 
 
+class StreamRunner(Protocol):
+    def streams_results_unchanged(self) -> bool: ...
+
+
+class Lane:
+    """One graphql-transport-ws operation, as the express needs it: `write` (the transport's) sends `{"data": …}`
+    as the operation's `next` now, True when written or under way, False when it cannot (nothing was written); the
+    schema fills in the operation's executor (at its first shared event) and extension runner."""
+
+    __slots__ = ("executor", "runner", "write")
+
+    def __init__(self, write: Callable[[dict[str, Any]], bool]) -> None:
+        self.write = write
+        self.executor: SharingExecutorBase | None = None
+        self.runner: StreamRunner | None = None
+
+
+LANE: ContextVar[Lane | None] = ContextVar("vaultgraph_express_lane", default=None)
+
+
+def express(to_payload: Callable[[E], object]) -> Callable[[E], bool] | None:
+    """For a subscription resolver, in its operation's task: what takes an event straight to the subscriber's
+    socket (True: sent), given how the resolver makes its payload from an event (`shared(payload, event)`: the
+    event is the key); None when the operation's transport has no lane. The event goes the ordinary way whenever
+    this says False."""
+    lane = LANE.get()
+    if lane is None:
+        return None
+
+    def take(event: E) -> bool:
+        executor, runner = lane.executor, lane.runner
+        if executor is None or runner is None or not runner.streams_results_unchanged():
+            return False
+        result = executor.result_now(event, to_payload)
+        if result is None or result.errors or not isinstance(result.data, dict):
+            return False
+        return lane.write(result.data)
+
+    return take
+
+
+class SharingExecutorBase(LeafFieldsExecutor):
+    """What the express asks of a subscription's executor (the class `sharing_executor` makes)."""
+
+    def result_now(self, key: Hashable, to_payload: Callable[[Any], object]) -> ExecutionResult | None:
+        """The executed result of the shared event `key` for this subscriber's shape if it is at hand without
+        waiting; its payload is made (`to_payload(key)`, a `Shared` of that key) only if it has to be executed."""
+        raise NotImplementedError
+
+
 class _Reused:
     """Stands in for a per-event executor when the event's result is already there: nothing to copy or run."""
 
@@ -103,17 +166,38 @@ def shape_of(operation: Any, variables: dict[str, Any], context: Any) -> Hashabl
     return principal.tenant_id, None if visible is None else tuple(visible), source, name, frozen
 
 
-def sharing_executor(results: SharedResults) -> type[LeafFieldsExecutor]:
+def sharing_executor(results: SharedResults) -> type[SharingExecutorBase]:
     """The schema's executor (schema/execution.py), sharing the execution of `Shared` subscription events through
     `results`."""
 
-    class SharingExecutor(LeafFieldsExecutor):
+    class SharingExecutor(SharingExecutorBase):
         _shape: Hashable | None = None  # on a subscription's executor: computed at its first shared event
         _shared_key: Hashable | None = None  # on a per-event executor of a shared event
 
         def build_per_event_executor(self, payload: Any) -> Any:
             if not isinstance(payload, Shared):
                 return super().build_per_event_executor(payload)
+            lane = LANE.get()  # this runs in the subscription's own task: the lane is its operation's
+            if lane is not None and lane.executor is None:
+                lane.executor = self
+            return self._per_event(payload)
+
+        def result_now(self, key: Hashable, to_payload: Callable[[Any], object]) -> ExecutionResult | None:
+            if not self._shape:  # not shareable (or no shared event yet): an execution of its own would not be now
+                return None
+            result: Any = results.reuse((key, self._shape))
+            if result is None:
+                payload = to_payload(key)
+                if not isinstance(payload, Shared) or payload.key != key:
+                    return None
+                result = self._per_event(payload).execute_operation()
+            if isinstance(result, asyncio.Future):  # an execution that waits: its subscriber's task takes it
+                if not result.done() or result.cancelled() or result.exception() is not None:
+                    return None
+                result = result.result()
+            return result if isinstance(result, ExecutionResult) else None
+
+        def _per_event(self, payload: Shared) -> Any:
             if self._shape is None:
                 self._shape = shape_of(self.operation, self.variable_values.coerced, self.context_value) or ()
             key = (payload.key, self._shape) if self._shape else None

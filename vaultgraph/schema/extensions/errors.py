@@ -42,6 +42,8 @@ class ErrorPolicy(MaskErrors):
         else:
             masking.close()
 
+    stream_hook_acts_on_errors_only = True  # the express may send an error-free result without it (broadcast.py)
+
     def on_stream_result(self, result: Any) -> Iterator[None]:
         """A streamed result without errors has nothing to mask: skip MaskErrors' checks (a `Protocol` isinstance
         per result, a few percent of a subscription fan-out's CPU)."""

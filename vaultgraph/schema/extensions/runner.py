@@ -18,6 +18,7 @@ every answer is the same. The schema hands the runner out through strawberry's o
 from __future__ import annotations
 
 import contextlib
+import functools
 import inspect
 from collections.abc import Callable
 from functools import partial
@@ -65,6 +66,12 @@ def _plan(name: str, classes: tuple[type, ...]) -> list[_Step]:
     return steps
 
 
+@functools.cache
+def _stream_hooks_act_on_errors_only(classes: tuple[type, ...]) -> bool:
+    return all(getattr(classes[index], "stream_hook_acts_on_errors_only", False)
+               for index, _, _ in _plan(StreamResultContextManager.HOOK_NAME, classes))
+
+
 def _hooks(kind: type[ExtensionContextManagerBase], extensions: list[SchemaExtension],
            classes: tuple[type, ...]) -> ExtensionContextManagerBase:
     """strawberry's context manager of this lifecycle stage, its hooks filled from the plan."""
@@ -105,6 +112,24 @@ class LeanExtensionsRunner(SchemaExtensionsRunner):
         manager = cast(StreamResultContextManager, _hooks(StreamResultContextManager, self.extensions, self._classes))
         manager.result = result  # each hook is called with it, as strawberry's own __init__ sets it
         return manager
+
+    def streams_results_unchanged(self) -> bool:
+        """Whether a streamed result without errors would reach the transport as graphql-core made it: no extension
+        with results to add now, and every `on_stream_result` hook one that acts on errors only (its class says so
+        with `stream_hook_acts_on_errors_only`). The express (schema/extensions/broadcast.py) asks it."""
+        if not _stream_hooks_act_on_errors_only(self._classes):
+            return False
+        if self.execution_context.extensions_results:
+            return False
+        for extension in self._reporting:
+            results = extension.get_results()
+            if not isinstance(results, dict):  # an awaitable: not known now
+                if inspect.iscoroutine(results):
+                    results.close()
+                return False
+            if results:
+                return False
+        return True
 
     async def get_extensions_results(self, ctx: ExecutionContext) -> dict[str, Any]:
         data: dict[str, Any] = {}
