@@ -33,13 +33,18 @@ LeafReader = tuple[str, Callable[[Any], Any]]
 _UNKNOWN = object()
 
 
+def _definition(field: GraphQLField) -> Any:
+    """The strawberry field a GraphQL field was built from (strawberry keeps it in the field's extensions)."""
+    return (field.extensions or {}).get(GraphQLCoreConverter.DEFINITION_BACKREF)
+
+
 def leaf_reader(field: GraphQLField) -> LeafReader | None:
     """How to read `field` directly, or None when it must go through its resolver (computed once per field)."""
     known = field.__dict__.get("_leaf_reader", _UNKNOWN)
     if known is not _UNKNOWN:
         return cast(LeafReader | None, known)
     reader: LeafReader | None = None
-    definition = (field.extensions or {}).get(GraphQLCoreConverter.DEFINITION_BACKREF)
+    definition = _definition(field)
     named = field.type.of_type if isinstance(field.type, GraphQLNonNull) else field.type
     if (definition is not None and getattr(definition, "is_basic_field", False) and not field.args
             and type(definition).get_result is StrawberryField.get_result
@@ -171,7 +176,7 @@ def use_lean_resolvers(schema: strawberry.Schema) -> int:
         if not isinstance(named, GraphQLObjectType) or named.name.startswith("__"):
             continue
         for graphql_field in named.fields.values():
-            definition = (graphql_field.extensions or {}).get(GraphQLCoreConverter.DEFINITION_BACKREF)
+            definition = _definition(graphql_field)
             if not isinstance(definition, StrawberryField):
                 continue
             lean = lean_resolver(definition, schema)

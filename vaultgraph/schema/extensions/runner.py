@@ -67,6 +67,12 @@ def _plan(name: str, classes: tuple[type, ...]) -> list[_Step]:
 
 
 @functools.cache
+def _reporting(classes: tuple[type, ...]) -> tuple[int, ...]:
+    """Which of these extension classes override `get_results`."""
+    return tuple(index for index, cls in enumerate(classes) if getattr(cls, "get_results", None) is not _NO_RESULTS)
+
+
+@functools.cache
 def _stream_hooks_act_on_errors_only(classes: tuple[type, ...]) -> bool:
     return all(getattr(classes[index], "stream_hook_acts_on_errors_only", False)
                for index, _, _ in _plan(StreamResultContextManager.HOOK_NAME, classes))
@@ -93,8 +99,8 @@ class LeanExtensionsRunner(SchemaExtensionsRunner):
 
     def __init__(self, execution_context: ExecutionContext, extensions: list[SchemaExtension] | None = None) -> None:
         super().__init__(execution_context, extensions)
-        self._reporting = [e for e in self.extensions if type(e).get_results is not _NO_RESULTS]
         self._classes = tuple(type(e) for e in self.extensions)
+        self._reporting = [self.extensions[index] for index in _reporting(self._classes)]
 
     def operation(self) -> OperationContextManager:
         return _hooks(OperationContextManager, self.extensions, self._classes)  # type: ignore[return-value]
