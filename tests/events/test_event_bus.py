@@ -187,3 +187,23 @@ async def test_a_closed_subscription_is_not_expressed_to() -> None:
     await _settle()
     assert reader.expressed == [] and reader.read == []
     await reader.task
+
+
+async def test_an_express_that_fails_leaves_the_event_to_the_reader_and_the_next_flush_still_runs() -> None:
+    bus = InProcessBus()
+    reader, other = Reader(bus), Reader(bus)
+    await _settle()
+
+    def broken(event: object) -> bool:
+        raise RuntimeError("a bug in the express")
+
+    reader.subscription.express(broken)
+    bus.publish_nowait(stage(0))
+    await _settle()
+    assert reader.read == ["doc_0"] and other.expressed == ["doc_0"]  # one failure stops no one else's events
+    reader.subscription.express(reader.take)
+    bus.publish_nowait(stage(1))
+    await _settle()
+    assert reader.expressed == ["doc_1"]
+    await reader.stop()
+    await other.stop()

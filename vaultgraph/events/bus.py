@@ -156,7 +156,12 @@ class Subscription:
         """The held events to the express while it takes them and the reader still waits; the rest queued, in
         order."""
         while self._held and not self._closed and self._express is not None and self._waiting and not self._queue:
-            if not self._express(self._held[0]):
+            try:
+                taken = self._express(self._held[0])
+            except Exception:  # the reader takes the event its own way, and meets the failure there
+                log.exception("express failed; the subscriber's task takes the event", subscriber=self.label)
+                taken = False
+            if not taken:
                 break
             self._held.popleft()
             self.expressed += 1
