@@ -214,6 +214,13 @@ async def test_the_lean_runner_takes_any_mapping_of_results() -> None:
         assert result.errors is None and result.extensions == {"report": 1}
 
 
+class OwnStreamHook(ErrorPolicy):
+    """Overrides the hook ErrorPolicy vouches for: the promise that it acts on errors only is not inherited."""
+
+    def on_stream_result(self, result):  # type: ignore[no-untyped-def]
+        yield
+
+
 class WarnedContext:
     def __init__(self, warnings: list[dict[str, str]]) -> None:
         self.warnings = warnings
@@ -223,7 +230,8 @@ async def test_the_lean_runner_says_when_a_streamed_result_would_go_out_unchange
     # The express (schema/extensions/broadcast.py) writes a live event's result itself only when strawberry would
     # have sent it as graphql-core made it: no extension adds results, no stream hook but one acting on errors only.
     cases = [([ErrorPolicy, Warnings], [], True), ([ErrorPolicy, Warnings], [{"code": "X", "message": "m"}], False),
-             ([ErrorPolicy, StreamCounted], [], False), ([Reports], [], False), ([MappingResults], [], False)]
+             ([ErrorPolicy, StreamCounted], [], False), ([Reports], [], False), ([MappingResults], [], False),
+             ([OwnStreamHook], [], False)]
     for extensions, warnings, unchanged in cases:
         LeanSchema.runners.clear()
         schema = LeanSchema(Query, subscription=Ticks, extensions=extensions)

@@ -17,6 +17,7 @@ an event the express refuses, and every one after it, is queued as before.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import enum
 from collections import deque
 from collections.abc import AsyncIterator, Callable, Iterable
@@ -129,10 +130,10 @@ class Subscription:
         self._failure: SubscriberTooSlow | None = None
         self._express: Express | None = None
         self._held: deque[Event] = deque()  # offered for the express, in order, until the bus's flush after publish
-        self._waiting = False  # the reader waits in next() on an empty queue: nothing of it is in flight
+        self._waiting = False  # the reader waits in next() on an empty queue (until its task runs again)
         self.label = label
         self.dropped = 0
-        self.expressed = 0
+        self.expressed = 0  # events the express took (delivered, or repeats it dropped)
 
     def express(self, take: Express | None) -> None:
         """From now on, while the reader waits on an empty queue, hand each event to `take` (None: stop). `take`
@@ -279,7 +280,9 @@ class InProcessBus:
         held = [subscription for subscription in list(self._subscribers) if subscription.offer(event)]
         if held:
             try:
-                asyncio.get_running_loop().call_soon(_flush, held)
+                # a context of its own: nothing of the publisher's (a worker's background marker, a request's
+                # log fields) reaches what the express runs
+                asyncio.get_running_loop().call_soon(_flush, held, context=contextvars.Context())
             except RuntimeError:  # no loop running (a synchronous caller): no reader can be waiting either
                 _flush(held)
 

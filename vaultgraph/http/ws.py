@@ -8,9 +8,11 @@ same a whole message would get; everything else — other message types, results
 through strawberry's handler unchanged.
 
 Each operation runs with a `Lane` (schema/extensions/broadcast.py), through which a live subscription event can be
-written as the operation's `next` from the bus's callback, its task left asleep (`_next_now`). Such a write
-is the same frame the task would send, only if the operation is still the socket's and not complete; and a write
-that has to wait for the socket (a client not reading) finishes before anything else of its operation is sent.
+written as the operation's `next` from the bus's callback, its task left asleep (`_ExpressSends.write`). Such a
+write is the same frame the task would send, made only while the operation is still the socket's and not
+complete; a write that has to wait for the socket (a client not reading) finishes before anything else of its
+operation is sent, and is dropped, unwritten, the moment the operation ends (a client's `complete`, the socket's
+close), as strawberry's own cancelled send would be.
 """
 
 from __future__ import annotations
@@ -82,7 +84,7 @@ class PayloadTexts:
         self._texts: Lru[int, tuple[object, str]] = Lru(maxsize)
         self.encoded = 0
         self.reused = 0
-        self.expressed = 0  # `next` frames written by an operation's express (its task left asleep)
+        self.expressed = 0  # `next` frames an operation's express wrote or began to write (its task left asleep)
 
     def text(self, data: object, encode: Any) -> str:
         found = self._texts.get(id(data))
@@ -179,6 +181,10 @@ class TransportWSHandler(BaseGraphQLTransportWSHandler[Any, None]):
     The view provides `max_message_bytes` (the HTTP body cap) and `operation_refusal(request)`: a coded GraphQL
     error (a dict) when the caller's rate limit refuses one more operation, else None."""
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._express_sends: dict[str, _ExpressSends] = {}  # by operation id, while the operation's task runs
+
     async def handle(self) -> None:
         """The socket's life, counted in /metrics' open sockets while it lasts (the view's `metrics`, if any)."""
         metrics = getattr(self.view, "metrics", None)
@@ -194,12 +200,28 @@ class TransportWSHandler(BaseGraphQLTransportWSHandler[Any, None]):
     async def run_operation(self, operation: Operation[Any, None]) -> None:
         """strawberry's, in a context of the operation's own task that holds its lane (the express)."""
         sending = _ExpressSends(self, operation)
+        self._express_sends[operation.id] = sending
         _EXPRESS_SENDS.set(sending)
         LANE.set(Lane(sending.write))
         try:
             await super().run_operation(operation)
         finally:
             sending.stop()
+            if self._express_sends.get(operation.id) is sending:
+                del self._express_sends[operation.id]
+            # The finished task's context would hold the lane, and through it the operation and its task: a cycle
+            # only the collector frees, and it runs rarely here (app.tune_collector).
+            LANE.set(None)
+            _EXPRESS_SENDS.set(None)
+
+    async def cleanup_operation(self, operation_id: str) -> None:
+        """strawberry's (the operation dropped, its task cancelled), and its express write still waiting for the
+        socket dropped at once: cancelling the task reaches that write only at the task's next step, after which the
+        socket could already have taken it (and the client reused the id)."""
+        sending = self._express_sends.get(operation_id)
+        if sending is not None and self.operations.get(operation_id) is sending.operation:
+            sending.stop()
+        await super().cleanup_operation(operation_id)
 
     async def handle_message(self, message: Message) -> None:
         fields: Any = message

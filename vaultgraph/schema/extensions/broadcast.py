@@ -67,7 +67,9 @@ class SharedResults:
     def __init__(self, maxsize: int = DEFAULT_MAXSIZE) -> None:
         self._results: Lru[Hashable, ExecutionResult | asyncio.Future[ExecutionResult]] = Lru(maxsize)
         self.executions = 0  # selection sets executed for shared events
-        self.reuses = 0  # deliveries that took an execution another subscriber ran
+        # deliveries that took an execution another subscriber ran (one the express took but could not send is
+        # counted again when the subscriber's task takes it)
+        self.reuses = 0
 
     def reuse(self, key: Hashable) -> ExecutionResult | asyncio.Future[ExecutionResult] | None:
         """The result another subscriber's execution stored under `key`, if any."""
@@ -119,10 +121,12 @@ def express(to_payload: Callable[[E], object]) -> Callable[[E], bool] | None:
 
     def take(event: E) -> bool:
         executor, runner = lane.executor, lane.runner
-        if executor is None or runner is None or not runner.streams_results_unchanged():
+        if executor is None or runner is None:
             return False
         result = executor.result_now(event, to_payload)
-        if result is None or result.errors or not isinstance(result.data, dict):
+        # extensions' results asked after the execution, as strawberry asks them (a resolver may warn)
+        if result is None or result.errors or not isinstance(result.data, dict) \
+                or not runner.streams_results_unchanged():
             return False
         return lane.write(result.data)
 
@@ -190,7 +194,7 @@ def sharing_executor(results: SharedResults) -> type[SharingExecutorBase]:
                 payload = to_payload(key)
                 if not isinstance(payload, Shared) or payload.key != key:
                     return None
-                result = self._per_event(payload).execute_operation()
+                result = self._per_event(payload).execute_operation(False)  # as graphql-core runs an event
             if isinstance(result, asyncio.Future):  # an execution that waits: its subscriber's task takes it
                 if not result.done() or result.cancelled() or result.exception() is not None:
                     return None

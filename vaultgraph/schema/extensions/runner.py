@@ -74,8 +74,17 @@ def _reporting(classes: tuple[type, ...]) -> tuple[int, ...]:
 
 @functools.cache
 def _stream_hooks_act_on_errors_only(classes: tuple[type, ...]) -> bool:
-    return all(getattr(classes[index], "stream_hook_acts_on_errors_only", False)
-               for index, _, _ in _plan(StreamResultContextManager.HOOK_NAME, classes))
+    return all(_acts_on_errors_only(classes[index]) for index, _, _ in _plan(StreamResultContextManager.HOOK_NAME,
+                                                                             classes))
+
+
+def _acts_on_errors_only(cls: type) -> bool:
+    """Whether the class that defines `cls`'s stream hook says the hook acts on errors only (a subclass overriding
+    the hook does not inherit the promise)."""
+    for klass in cls.__mro__:
+        if "on_stream_result" in vars(klass):
+            return bool(vars(klass).get("stream_hook_acts_on_errors_only", False))
+    return False
 
 
 def _hooks(kind: type[ExtensionContextManagerBase], extensions: list[SchemaExtension],
