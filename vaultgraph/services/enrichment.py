@@ -154,7 +154,7 @@ class EnrichmentService:
                         return True  # a repeat, dropped as the loop below drops it
                     if not take(event):
                         return False
-                    delivered.first_time(event.document_id, event.at, event.stage)
+                    delivered.note(event.document_id, event.at, event.stage)
                     return True
 
                 subscription.express(expressed)
@@ -214,5 +214,9 @@ class _Delivered:
         """Whether this change is new to the subscriber; it is noted as sent if so."""
         if not self.is_new(document_id, at, stage):
             return False
-        self.last.put(document_id, (at, stage))
+        self.note(document_id, at, stage)
         return True
+
+    def note(self, document_id: str, at: datetime, stage: EnrichmentStage) -> None:
+        """This change was sent to the subscriber."""
+        self.last.put(document_id, (at, stage))

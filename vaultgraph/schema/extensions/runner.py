@@ -43,14 +43,10 @@ _NO_RESULTS = SchemaExtension.get_results
 # the stage's hook, each with a context manager factory taking the extension and whether it is async, or None for
 # a hook that is a plain function (strawberry's own wrapping takes it, as it would).
 _Step = tuple[int, Callable[[SchemaExtension], Any] | None, bool]
-_plans: dict[tuple[str, tuple[type, ...]], list[_Step]] = {}
 
 
-def _plan(name: str, classes: tuple[type, ...]) -> list[_Step]:
-    key = (name, classes)
-    found = _plans.get(key)
-    if found is not None:
-        return found
+@functools.cache
+def _plan(name: str, classes: tuple[type, ...]) -> tuple[_Step, ...]:
     steps: list[_Step] = []
     for index, cls in enumerate(classes):
         hook = getattr(cls, name)
@@ -62,8 +58,7 @@ def _plan(name: str, classes: tuple[type, ...]) -> list[_Step]:
             steps.append((index, contextlib.asynccontextmanager(hook), True))
         else:
             steps.append((index, None, False))
-    _plans[key] = steps
-    return steps
+    return tuple(steps)
 
 
 @functools.cache
