@@ -18,8 +18,15 @@ from strawberry.scalars import JSON
 from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
 from strawberry.types.field import StrawberryField
 
-from vaultgraph.schema.execution import LeafFieldsExecutor, leaf_reader, use_lean_resolvers
+from vaultgraph.schema.execution import (
+    LeafFieldsExecutor,
+    info_free,
+    leaf_reader,
+    runtime_type_of,
+    use_lean_resolvers,
+)
 from vaultgraph.schema.scalars import SCALARS
+from vaultgraph.schema.types.items import type_name_by_class
 
 
 @strawberry.enum
@@ -292,3 +299,132 @@ async def test_the_fast_path_keeps_no_schema_alive() -> None:
     del schema
     gc.collect()
     assert gone() is None
+
+
+# --- plain subtrees: plain fields of object, interface and list types completed in place ---------------------------
+
+@strawberry.interface
+class Shape:
+    id: strawberry.ID
+
+    @staticmethod
+    def resolve_type(obj: Any, info: Any, abstract_type: Any) -> Any:
+        return type_name_by_class(type(obj))
+
+
+Shape.resolve_type.by_class = type_name_by_class  # type: ignore[attr-defined]  # as schema/types/items.py's Node
+
+
+@strawberry.type
+class Square(Shape):
+    side: int
+    colour: Colour | None
+
+
+@strawberry.type
+class Circle(Shape):
+    radius: float
+
+
+class Plain:
+    """A source object of no strawberry type: an interface field holding it goes graphql-core's way."""
+
+    id = strawberry.ID("p")
+
+
+@strawberry.type
+class Box:
+    label: str
+    card: Card | None
+    cards: list[Card]
+    pair: list[Card | None] | None
+    shapes: list[Shape]
+    things: list[Thing]  # strawberry's default type resolver: completed by graphql-core
+    broken: Broken | None
+
+
+def _box(i: int, **overrides: Any) -> Box:
+    fields: dict[str, Any] = {
+        "label": f"box {i}", "card": _card(i) if i % 2 else None, "cards": [_card(i), _card(i + 1)],
+        "pair": (_card(i), None), "shapes": [Square(id=strawberry.ID(f"s{i}"), side=i, colour=None),
+                                              Circle(id=strawberry.ID(f"c{i}"), radius=i / 2)],
+        "things": [_card(i)], "broken": None}
+    fields.update(overrides)
+    return Box(**fields)
+
+
+@strawberry.type
+class BoxQuery:
+    @strawberry.field
+    def boxes(self) -> list[Box]:
+        return [_box(i) for i in range(4)]
+
+    @strawberry.field
+    def bad_deep(self) -> list[Box]:  # a non-null leaf two levels down is null in the third box
+        return [_box(0), _box(1), _box(2, cards=[_card(3), _card(4, count=None)])]
+
+    @strawberry.field
+    def odd_deep(self) -> list[Box]:  # an exception, a missing attribute and an awaitable-free odd shape down below
+        return [_box(0, card=_card(1, note=Missing("no note"))), _box(1, shapes=[Plain()]),
+                _box(2, broken=BrokenSource())]
+
+    @strawberry.field
+    def bad_list(self) -> Box:
+        return _box(1, cards="not a list")
+
+
+BOX_QUERIES = [
+    "{ boxes { label card { id count colour } cards { id title at } pair { id } } }",
+    "{ boxes { shapes { id ... on Square { side colour } ... on Circle { radius } } } }",
+    "{ boxes { shapes { __typename id } things { id title } } }",
+    "{ boxes { a: label cards { shout(times: 2) id } card { later } } }",
+    "{ boxes { cards { id count @include(if: false) title @skip(if: true) note } } }",
+    "{ badDeep { label cards { id count } } }",
+    "{ oddDeep { card { id note } } }",
+    "{ oddDeep { shapes { id } } }",
+    "{ oddDeep { broken { fails } } }",
+    "{ badList { cards { id } } }",
+]
+
+
+def _boxes(executor: type[StrawberryGraphQLCoreExecutionContext]) -> strawberry.Schema:
+    return strawberry.Schema(BoxQuery, types=[Square, Circle, Card],
+                             config=strawberry.schema.config.StrawberryConfig(scalar_map=SCALARS),
+                             execution_context_class=executor)
+
+
+@pytest.mark.parametrize("query", BOX_QUERIES)
+async def test_plain_subtrees_answer_as_strawberry_does(query: str) -> None:
+    ours = await _boxes(LeafFieldsExecutor).execute(query)
+    theirs = await _boxes(StrawberryGraphQLCoreExecutionContext).execute(query)
+    assert _answer(ours) == _answer(theirs)
+    if theirs.data is not None:
+        assert str(ours.data) == str(theirs.data)  # key order too, at every level
+
+
+class CountingExecutor(LeafFieldsExecutor):
+    completed: list[str] = []
+
+    def complete_value(self, return_type: Any, *args: Any) -> Any:
+        CountingExecutor.completed.append(str(return_type))
+        return super().complete_value(return_type, *args)
+
+
+async def test_a_plain_subtree_is_completed_without_graphql_cores_completion() -> None:
+    CountingExecutor.completed = []
+    schema = _boxes(CountingExecutor)
+    result = await schema.execute(BOX_QUERIES[0].replace("boxes {", "boxes { shapes { id ... on Square { side } }"))
+    assert result.errors is None
+    # The root resolver's list and each box go graphql-core's way; everything below a box is read in place.
+    assert CountingExecutor.completed == ["[Box!]!", "[Box!]", *["Box!", "Box"] * 4], CountingExecutor.completed
+
+
+def test_strawberrys_type_checks_read_only_the_object() -> None:
+    schema = _boxes(LeafFieldsExecutor)._schema
+    square = schema.type_map["Square"]
+    assert info_free(square.is_type_of) and square.is_type_of(Square(id="s", side=1, colour=None), None), (
+        "strawberry's is_type_of changed its parameters: plain subtrees of interface types are no longer completed "
+        "in place")
+    assert runtime_type_of(schema.type_map["Shape"], Circle, schema) is schema.type_map["Circle"]
+    assert runtime_type_of(schema.type_map["Thing"], Card, schema) is None  # strawberry's resolver needs an info
+    assert not info_free(lambda obj, info: True)

@@ -7,8 +7,16 @@ type, per field and object: most of a page's cost above the driver (bench/README
 such a field is a scalar or an enum, takes no arguments and the executor runs no middleware, `execute_fields` here
 reads the attribute and coerces it with the type's own `coerce_output_value`, as the completion would; anything
 else (a null, `Undefined`, an exception or an awaitable as a value, a value the type refuses, a raising attribute)
-goes the ordinary way, which answers it exactly as before, errors and all. One difference is by design: the plain
-fields of an object are read before its resolver fields run, so a resolver that changed an attribute of its own
+goes the ordinary way, which answers it exactly as before, errors and all.
+
+The same holds a level down: a plain field of an object or list type whose whole sub-selection is plain fields (a
+traversal's `nodes { depth item { id title } }`, a graph view's `nodes`) is completed in place, each object's
+runtime type told by its class (an interface's `resolve_type.by_class`, schema/types/items.py) and checked with
+strawberry's own `is_type_of`, which reads nothing but the object. Anything in the subtree that graphql-core would
+do more than read and coerce (a null where none is allowed, an exception or awaitable as a value, a resolver, a type
+told only with a resolve info, @defer or @stream) sends the whole field the ordinary way from its start: it only
+read attributes, so nothing ran twice. One difference is by design: the plain fields of an object are read before
+its resolver fields run, so a resolver that changed an attribute of its own
 object would not be seen by a plain field asked after it (none of this schema's does; resolvers here read).
 """
 
@@ -18,8 +26,19 @@ from collections.abc import Awaitable, Callable
 from typing import Any, cast
 
 import strawberry
-from graphql import GraphQLField, GraphQLNonNull, GraphQLObjectType, GraphQLResolveInfo, Undefined, is_leaf_type
-from graphql.execution.collect_fields import GroupedFieldSet
+from graphql import (
+    GraphQLAbstractType,
+    GraphQLField,
+    GraphQLList,
+    GraphQLNonNull,
+    GraphQLObjectType,
+    GraphQLOutputType,
+    GraphQLResolveInfo,
+    GraphQLSchema,
+    Undefined,
+    is_leaf_type,
+)
+from graphql.execution.collect_fields import FieldDetailsList, GroupedFieldSet
 from graphql.pyutils import AwaitableOrValue, Path
 from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
 from strawberry.schema.schema_converter import GraphQLCoreConverter
@@ -31,6 +50,10 @@ from strawberry.types.field import StrawberryField
 # hash, and a module-level map by identity would keep every schema ever executed alive).
 LeafReader = tuple[str, Callable[[Any], Any]]
 _UNKNOWN = object()
+_ORDINARY = object()  # a plain subtree's answer when any part of it must take graphql-core's own path
+_NO_INFO = cast("GraphQLResolveInfo[Any]", None)  # what an `info_free` type check is given
+# Values that are neither awaitable nor an exception, told by their exact type (as strawberry's is_awaitable does).
+_PLAIN_VALUES: frozenset[type] = frozenset({str, int, float, bool, list, tuple, dict})
 
 
 def _definition(field: GraphQLField) -> Any:
@@ -38,62 +61,207 @@ def _definition(field: GraphQLField) -> Any:
     return (field.extensions or {}).get(GraphQLCoreConverter.DEFINITION_BACKREF)
 
 
-def leaf_reader(field: GraphQLField) -> LeafReader | None:
-    """How to read `field` directly, or None when it must go through its resolver (computed once per field)."""
-    known = field.__dict__.get("_leaf_reader", _UNKNOWN)
+def plain_attribute(field: GraphQLField) -> str | None:
+    """The attribute a field answers with when it is plain (no resolver, no field extension, no arguments: it
+    returns the attribute of the same name), else None (computed once per field)."""
+    known = field.__dict__.get("_plain_attribute", _UNKNOWN)
     if known is not _UNKNOWN:
-        return cast(LeafReader | None, known)
-    reader: LeafReader | None = None
+        return cast(str | None, known)
     definition = _definition(field)
-    named = field.type.of_type if isinstance(field.type, GraphQLNonNull) else field.type
+    name = None
     if (definition is not None and getattr(definition, "is_basic_field", False) and not field.args
             and type(definition).get_result is StrawberryField.get_result
             and getattr(definition, "default_resolver", None) is getattr
-            and getattr(field.resolve, "_is_default", False) and is_leaf_type(named)):
-        reader = (definition.python_name, named.coerce_output_value)
+            and getattr(field.resolve, "_is_default", False)):
+        name = definition.python_name
+    field._plain_attribute = name  # type: ignore[attr-defined]
+    return name
+
+
+def leaf_reader(field: GraphQLField) -> LeafReader | None:
+    """How to read `field` directly when it is a plain scalar or enum, else None (computed once per field)."""
+    known = field.__dict__.get("_leaf_reader", _UNKNOWN)
+    if known is not _UNKNOWN:
+        return cast(LeafReader | None, known)
+    name = plain_attribute(field)
+    named = field.type.of_type if isinstance(field.type, GraphQLNonNull) else field.type
+    reader = (name, named.coerce_output_value) if name is not None and is_leaf_type(named) else None
     field._leaf_reader = reader  # type: ignore[attr-defined]
     return reader
 
 
+def info_free(check: Callable[..., Any] | None) -> bool:
+    """Whether a type's `is_type_of` is strawberry's own, which reads only the object (its `_info` unused), so a
+    plain subtree may ask it without building a resolve info."""
+    code = getattr(check, "__code__", None)
+    return (check is None or (getattr(check, "__module__", None) == "strawberry.schema.schema_converter"
+                              and code is not None and code.co_varnames[:2] == ("obj", "_info")))
+
+
+def runtime_type_of(abstract: GraphQLAbstractType, kind: type, schema: GraphQLSchema) -> GraphQLObjectType | None:
+    """The object type a value of class `kind` completes as in a field of an interface or union type, when its type
+    resolver tells it by the class alone (`resolve_type.by_class`, schema/types/items.py) and graphql-core would
+    accept it; else None."""
+    by_class = getattr(abstract.resolve_type, "by_class", None)
+    name = by_class(kind) if by_class is not None else None
+    runtime = schema.type_map.get(name) if isinstance(name, str) else None
+    if isinstance(runtime, GraphQLObjectType) and schema.is_sub_type(abstract, runtime):
+        return runtime
+    return None
+
+
+class _Plan:
+    """How an object's grouped field set is executed: its plain fields read in place (`reads`: response name,
+    attribute, a leaf's coercion or None for a plain field of object, interface or list type, and that field's type
+    and details) and the rest through graphql-core (`rest`)."""
+
+    __slots__ = ("reads", "rest")
+
+    def __init__(self, parent_type: GraphQLObjectType, grouped_field_set: GroupedFieldSet) -> None:
+        self.reads: list[tuple[str, str, Callable[[Any], Any] | None, GraphQLOutputType, FieldDetailsList]] = []
+        self.rest: GroupedFieldSet = {}
+        fields = parent_type.fields
+        for response_name, details in grouped_field_set.items():
+            node = details[0].node
+            field = fields.get(node.name.value)
+            name = plain_attribute(field) if field is not None and not node.arguments else None
+            if name is None or any(d.node.directives for d in details):  # @stream on a list takes its own path
+                self.rest[response_name] = details
+                continue
+            reader = leaf_reader(field)
+            self.reads.append((response_name, name, reader[1] if reader else None, field.type, details))
+
+
 class LeafFieldsExecutor(StrawberryGraphQLCoreExecutionContext):
-    """strawberry's executor; plain leaf fields are read and coerced in place (see the module's text)."""
+    """strawberry's executor; plain fields are read and completed in place (see the module's text)."""
+
+    _plans: dict[tuple[int, str], tuple[GroupedFieldSet, _Plan]]
+    _objects: dict[tuple[int, str, type], tuple[FieldDetailsList, tuple[GraphQLObjectType, _Plan] | None]]
+
+    def _plan(self, parent_type: GraphQLObjectType, grouped_field_set: GroupedFieldSet) -> _Plan:
+        """The plan of a grouped field set, made once per operation: graphql-core hands the same field set for every
+        object of a list (`collect_subfields` memoizes it), and it is kept alive with its plan so its id is not
+        reused."""
+        plans = self.__dict__.get("_plans")
+        if plans is None:
+            plans = self._plans = {}
+        key = (id(grouped_field_set), parent_type.name)
+        known = plans.get(key)
+        if known is None:
+            known = plans[key] = (grouped_field_set, _Plan(parent_type, grouped_field_set))
+        return known[1]
 
     def execute_fields(self, parent_type: GraphQLObjectType, source_value: Any, path: Path | None,
                        grouped_field_set: GroupedFieldSet, position_context: Any) -> AwaitableOrValue[dict[str, Any]]:
         manager = self.middleware_manager  # strawberry makes one per operation; it wraps resolvers if it has any
         if manager is not None and manager.middlewares:
             return super().execute_fields(parent_type, source_value, path, grouped_field_set, position_context)
-        fields = parent_type.fields
-        is_awaitable = self.is_awaitable
+        plan = self._plan(parent_type, grouped_field_set)
         done: dict[str, Any] = {}
-        rest: GroupedFieldSet = {}
-        for response_name, details in grouped_field_set.items():
-            node = details[0].node
-            field = fields.get(node.name.value)
-            reader = leaf_reader(field) if field is not None and not node.arguments else None
-            if reader is not None:
-                name, coerce = reader
-                try:
-                    value = getattr(source_value, name, None)
+        rest: GroupedFieldSet = dict(plan.rest) if plan.rest else {}
+        for response_name, name, coerce, field_type, details in plan.reads:
+            try:
+                value = getattr(source_value, name, _ORDINARY)
+                if coerce is not None:
                     # what graphql-core answers before coercing (execute_field, complete_value) goes its way
-                    if value is None or value is Undefined or isinstance(value, Exception) or is_awaitable(value):
-                        coerced = None
-                    else:
-                        coerced = coerce(value)
-                except Exception:  # the ordinary path raises it again, as a field error with its path
-                    coerced = None
-                if coerced is not None and coerced is not Undefined:
-                    done[response_name] = coerced
-                    continue
-            rest[response_name] = details
+                    answer = (_ORDINARY if value is None or value is Undefined or value is _ORDINARY
+                              or isinstance(value, Exception) or self.is_awaitable(value) else coerce(value))
+                    if answer is None or answer is Undefined:
+                        answer = _ORDINARY
+                elif position_context is None:
+                    answer = self._complete_plain(field_type, details, value)
+                else:  # under @defer graphql-core tracks delivery groups per object
+                    answer = _ORDINARY
+            except Exception:  # the ordinary path raises it again, as a field error with its path
+                answer = _ORDINARY
+            if answer is _ORDINARY:
+                rest[response_name] = grouped_field_set[response_name]
+            else:
+                done[response_name] = answer
         if not rest:
-            return done
+            return done if len(done) == len(grouped_field_set) else _in_order(grouped_field_set, done, {})
         if not done:
             return super().execute_fields(parent_type, source_value, path, grouped_field_set, position_context)
+        if len(rest) != len(plan.rest):
+            rest = {name: details for name, details in grouped_field_set.items() if name in rest}  # in order
         others = super().execute_fields(parent_type, source_value, path, rest, position_context)
         if self.is_awaitable(others):
             return self._merged(grouped_field_set, done, cast(Awaitable[dict[str, Any]], others))
         return _in_order(grouped_field_set, done, cast(dict[str, Any], others))
+
+    def _complete_plain(self, return_type: GraphQLOutputType, details: FieldDetailsList, value: Any) -> Any:
+        """`complete_value` for a value of a plain field whose whole subtree is plain fields, with its answer, or
+        `_ORDINARY` where graphql-core would do more than read and coerce (a null where one is not allowed, an
+        exception or an awaitable as a value, a resolver below, a type it checks with a resolve info): the
+        subtree is then completed the ordinary way from its start, which reads the same attributes again."""
+        if value is _ORDINARY:  # no such attribute: graphql-core's error
+            return _ORDINARY
+        if isinstance(return_type, GraphQLNonNull):
+            return_type = return_type.of_type
+            if value is None or value is Undefined:
+                return _ORDINARY
+        elif value is None or value is Undefined:
+            return None
+        if type(value) not in _PLAIN_VALUES and (isinstance(value, Exception) or self.is_awaitable(value)):
+            return _ORDINARY
+        if isinstance(return_type, GraphQLList):
+            if type(value) not in (list, tuple):
+                return _ORDINARY
+            item_type = return_type.of_type
+            items = []
+            for item in value:
+                answer = self._complete_plain(item_type, details, item)
+                if answer is _ORDINARY:
+                    return _ORDINARY
+                items.append(answer)
+            return items
+        if is_leaf_type(return_type):
+            answer = return_type.coerce_output_value(value)
+            return _ORDINARY if answer is None or answer is Undefined else answer
+        known = self._object_plan(return_type, details, type(value))
+        if known is None:
+            return _ORDINARY
+        runtime, plan = known
+        if runtime.is_type_of is not None and runtime.is_type_of(value, _NO_INFO) is not True:
+            return _ORDINARY
+        answers: dict[str, Any] = {}
+        for response_name, name, coerce, field_type, field_details in plan.reads:
+            field_value = getattr(value, name, _ORDINARY)
+            if coerce is not None and type(field_value) in _PLAIN_VALUES:  # a scalar's own value: coerce it here
+                answer = coerce(field_value)
+                if answer is None or answer is Undefined:
+                    return _ORDINARY
+            else:
+                answer = self._complete_plain(field_type, field_details, field_value)
+                if answer is _ORDINARY:
+                    return _ORDINARY
+            answers[response_name] = answer
+        return answers
+
+    def _object_plan(self, return_type: GraphQLOutputType, details: FieldDetailsList,
+                     kind: type) -> tuple[GraphQLObjectType, _Plan] | None:
+        """The object type a value of class `kind` completes as and the plan of its sub-selection, or None when
+        graphql-core must complete it (its type is told only with a resolve info, or the selection holds a resolver
+        or @defer). Made once per operation for a field's details and a class."""
+        objects = self.__dict__.get("_objects")
+        if objects is None:
+            objects = self._objects = {}
+        key = (id(details), return_type.name, kind)  # type: ignore[union-attr]
+        if key in objects:
+            return objects[key][1]
+        answer: tuple[GraphQLObjectType, _Plan] | None = None
+        runtime: GraphQLObjectType | None
+        if isinstance(return_type, GraphQLObjectType):
+            runtime = return_type
+        else:
+            runtime = runtime_type_of(cast(GraphQLAbstractType, return_type), kind, self.schema)
+        if runtime is not None and info_free(runtime.is_type_of):
+            grouped_field_set, defer_usages, *_ = self.collect_subfields(runtime, details)
+            plan = self._plan(runtime, grouped_field_set)
+            if not defer_usages and not plan.rest:
+                answer = (runtime, plan)
+        objects[key] = (details, answer)  # the details kept alive with it, so their id is not reused
+        return answer
 
     @staticmethod
     async def _merged(grouped_field_set: GroupedFieldSet, done: dict[str, Any],

@@ -84,13 +84,23 @@ class Node:
         """The object's schema type, for every field typed by an interface (`Node`, `Item`): read off its class.
         strawberry's default first looks for `strawberry.cast` and generic types, which this schema has neither
         of: a sixth of a graph view's execution, where each edge's `from` and `to` is an `Item`."""
-        name = _TYPE_NAMES.get(type(obj))
-        if name is None:
-            definition = getattr(type(obj), "__strawberry_definition__", None)
-            if definition is None or definition.is_graphql_generic:
-                return default_type_resolver(obj, info, abstract_type)
-            name = _TYPE_NAMES[type(obj)] = definition.name
-        return name
+        return type_name_by_class(type(obj)) or default_type_resolver(obj, info, abstract_type)
+
+
+def type_name_by_class(kind: type) -> str | None:
+    """The schema type name of a strawberry type's objects; None for another class (or a generic type), whose
+    objects strawberry's default resolver answers."""
+    name = _TYPE_NAMES.get(kind)
+    if name is None:
+        definition = getattr(kind, "__strawberry_definition__", None)
+        if definition is None or definition.is_graphql_generic:
+            return None
+        name = _TYPE_NAMES[kind] = definition.name
+    return name
+
+
+# A plain field typed by an interface is completed without a resolve info (schema/execution.py runtime_type_of).
+Node.resolve_type.by_class = type_name_by_class  # type: ignore[attr-defined]
 
 
 _TYPE_NAMES: dict[type, str] = {}  # schema type name by class (Node.resolve_type); classes are few and fixed
