@@ -78,6 +78,35 @@ def plain_attribute(field: GraphQLField) -> str | None:
     return name
 
 
+# A resolver that can often answer from its object alone (and the request's context), without a resolve info:
+# `in_place(read)` in its strawberry.field's metadata gives `read(source, context)`, which returns what the resolver
+# would return, or NOT_NOW when only the resolver can tell. Its answer is then completed like a plain field's.
+InPlace = Callable[[Any, Any], Any]
+NOT_NOW = _ORDINARY
+_IN_PLACE = "vaultgraph.in_place"
+
+
+def in_place(read: InPlace) -> dict[str, InPlace]:
+    """The metadata of a field whose resolver `read` may answer for (`strawberry.field(metadata=in_place(read))`):
+    it must return exactly what the resolver returns, or NOT_NOW."""
+    return {_IN_PLACE: read}
+
+
+def in_place_reader(field: GraphQLField) -> InPlace | None:
+    """The in-place reader of a field without arguments, field extensions or permissions (computed once per
+    field)."""
+    known = field.__dict__.get("_in_place", _UNKNOWN)
+    if known is not _UNKNOWN:
+        return cast(InPlace | None, known)
+    definition = _definition(field)
+    read = None
+    if (isinstance(definition, StrawberryField) and not field.args and not definition.extensions
+            and not definition.permission_classes and not definition.is_subscription and definition.metadata):
+        read = definition.metadata.get(_IN_PLACE)
+    field._in_place = read  # type: ignore[attr-defined]
+    return read
+
+
 def leaf_reader(field: GraphQLField) -> LeafReader | None:
     """How to read `field` directly when it is a plain scalar or enum, else None (computed once per field)."""
     known = field.__dict__.get("_leaf_reader", _UNKNOWN)
@@ -111,25 +140,28 @@ def runtime_type_of(abstract: GraphQLAbstractType, kind: type, schema: GraphQLSc
 
 
 class _Plan:
-    """How an object's grouped field set is executed: its plain fields read in place (`reads`: response name,
-    attribute, a leaf's coercion or None for a plain field of object, interface or list type, and that field's type
-    and details) and the rest through graphql-core (`rest`)."""
+    """How an object's grouped field set is executed: the fields answered in place (`reads`: response name, how
+    to read it (a plain field's attribute, or an `in_place` reader), a leaf's coercion or None for an object,
+    interface or list type, and the field's type and details) and the rest through graphql-core (`rest`)."""
 
     __slots__ = ("reads", "rest")
 
     def __init__(self, parent_type: GraphQLObjectType, grouped_field_set: GroupedFieldSet) -> None:
-        self.reads: list[tuple[str, str, Callable[[Any], Any] | None, GraphQLOutputType, FieldDetailsList]] = []
+        self.reads: list[tuple[str, str | InPlace, Callable[[Any], Any] | None, GraphQLOutputType,
+                               FieldDetailsList]] = []
         self.rest: GroupedFieldSet = {}
         fields = parent_type.fields
         for response_name, details in grouped_field_set.items():
             node = details[0].node
             field = fields.get(node.name.value)
-            name = plain_attribute(field) if field is not None and not node.arguments else None
-            if name is None or any(d.node.directives for d in details):  # @stream on a list takes its own path
+            read = (plain_attribute(field) or in_place_reader(field)) if field is not None and not node.arguments \
+                else None
+            if read is None or any(d.node.directives for d in details):  # @stream on a list takes its own path
                 self.rest[response_name] = details
                 continue
-            reader = leaf_reader(field)
-            self.reads.append((response_name, name, reader[1] if reader else None, field.type, details))
+            named = field.type.of_type if isinstance(field.type, GraphQLNonNull) else field.type
+            coerce = named.coerce_output_value if is_leaf_type(named) else None
+            self.reads.append((response_name, read, coerce, field.type, details))
 
 
 class LeafFieldsExecutor(StrawberryGraphQLCoreExecutionContext):
@@ -159,9 +191,10 @@ class LeafFieldsExecutor(StrawberryGraphQLCoreExecutionContext):
         plan = self._plan(parent_type, grouped_field_set)
         done: dict[str, Any] = {}
         rest: GroupedFieldSet = dict(plan.rest) if plan.rest else {}
-        for response_name, name, coerce, field_type, details in plan.reads:
+        context = self.context_value
+        for response_name, read, coerce, field_type, details in plan.reads:
             try:
-                value = getattr(source_value, name, _ORDINARY)
+                value = getattr(source_value, read, _ORDINARY) if isinstance(read, str) else read(source_value, context)
                 if coerce is not None:
                     # what graphql-core answers before coercing (execute_field, complete_value) goes its way
                     answer = (_ORDINARY if value is None or value is Undefined or value is _ORDINARY
@@ -188,6 +221,20 @@ class LeafFieldsExecutor(StrawberryGraphQLCoreExecutionContext):
         if self.is_awaitable(others):
             return self._merged(grouped_field_set, done, cast(Awaitable[dict[str, Any]], others))
         return _in_order(grouped_field_set, done, cast(dict[str, Any], others))
+
+    def complete_value(self, return_type: GraphQLOutputType, field_details_list: FieldDetailsList,
+                       info: GraphQLResolveInfo[Any], path: Path, result: Any, position_context: Any) -> Any:
+        """A resolver's value whose whole subtree is plain or in place (a page's edges, a traversal's result) is
+        completed in place too; anything else, graphql-core's way."""
+        manager = self.middleware_manager
+        if position_context is None and (manager is None or not manager.middlewares):
+            try:
+                answer = self._complete_plain(return_type, field_details_list, result)
+            except Exception:  # the ordinary path raises it again, as a field error with its path
+                answer = _ORDINARY
+            if answer is not _ORDINARY:
+                return answer
+        return super().complete_value(return_type, field_details_list, info, path, result, position_context)
 
     def _complete_plain(self, return_type: GraphQLOutputType, details: FieldDetailsList, value: Any) -> Any:
         """`complete_value` for a value of a plain field whose whole subtree is plain fields, with its answer, or
@@ -225,8 +272,9 @@ class LeafFieldsExecutor(StrawberryGraphQLCoreExecutionContext):
         if runtime.is_type_of is not None and runtime.is_type_of(value, _NO_INFO) is not True:
             return _ORDINARY
         answers: dict[str, Any] = {}
-        for response_name, name, coerce, field_type, field_details in plan.reads:
-            field_value = getattr(value, name, _ORDINARY)
+        context = self.context_value
+        for response_name, read, coerce, field_type, field_details in plan.reads:
+            field_value = getattr(value, read, _ORDINARY) if isinstance(read, str) else read(value, context)
             if coerce is not None and type(field_value) in _PLAIN_VALUES:  # a scalar's own value: coerce it here
                 answer = coerce(field_value)
                 if answer is None or answer is Undefined:

@@ -11,6 +11,7 @@ from strawberry.dataloader import DataLoader
 
 from vaultgraph import domain
 from vaultgraph.schema.context import Info
+from vaultgraph.schema.execution import NOT_NOW, in_place
 from vaultgraph.schema.loaders import CountKey, PageKey
 from vaultgraph.schema.types.items import Direction, Document, Item, LinkOrigin, Node, Note, PageInfo, item_type
 
@@ -61,13 +62,16 @@ class Link(Node):
     _typed: strawberry.Private[Mapping[str, Item] | None] = None
 
     # `from` and `to` answer at once when the statement that listed the link brought its endpoint (it mostly does).
-    @strawberry.field(name="from", description="The item the link starts at.")
+    @strawberry.field(name="from", description="The item the link starts at.", metadata=in_place(
+        lambda link, _: link._typed_item(link._domain.source) if link._domain.source is not None else NOT_NOW))
     def source(self, info: Info) -> Item:
         if self._domain.source is not None:
             return self._typed_item(self._domain.source)
         return _now_or_later(info.context.loaders.items, self._domain.source_id, _visible_source)
 
-    @strawberry.field(name="to", description="The item the link points at; null for a ghost.")
+    @strawberry.field(name="to", description="The item the link points at; null for a ghost.", metadata=in_place(
+        lambda link, _: link._typed_item(link._domain.target) if link._domain.target is not None
+        else None if link._domain.target_id is None else NOT_NOW))
     def target(self, info: Info) -> Item | None:
         if self._domain.target is not None:
             return self._typed_item(self._domain.target)
@@ -75,7 +79,8 @@ class Link(Node):
             return None
         return _now_or_later(info.context.loaders.items, self._domain.target_id, _maybe_item)
 
-    @strawberry.field(description="True while the link points at nothing yet.")
+    @strawberry.field(description="True while the link points at nothing yet.",
+                      metadata=in_place(lambda link, _: link._domain.target_id is None))
     def is_ghost(self) -> bool:
         return self._domain.target_id is None
 
