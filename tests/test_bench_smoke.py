@@ -78,3 +78,12 @@ def test_the_suite_runs_every_workload_at_a_tiny_size(neo4j_server: neo4j.TestNe
         assert vaultgraph["error"] is None and floor["error"] is None, row
         assert vaultgraph["samples"] > 0 and floor["samples"] > 0, row
         assert vaultgraph["objects"] == floor["objects"] > 0, row  # both sides answered the same objects
+
+
+def test_the_execution_bench_runs_and_both_executors_agree() -> None:
+    # bench/execution.py compares the two executors' answers before it times them; a disagreement fails the run.
+    run = subprocess.run([sys.executable, "-m", "bench.execution", "--nodes", "5", "--rounds", "1", "--calls", "1"],
+                         cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    shapes = [line.split(" (")[0] for line in run.stdout.splitlines()]
+    assert shapes == ["traversal", "backlinks page", "graph view"], run.stdout
