@@ -447,3 +447,79 @@ def test_strawberrys_type_checks_read_only_the_object() -> None:
     assert runtime_type_of(schema.type_map["Shape"], Circle, schema) is schema.type_map["Circle"]
     assert runtime_type_of(schema.type_map["Thing"], Card, schema) is None  # strawberry's resolver needs an info
     assert not info_free(lambda obj, info: True)
+
+
+# --- found by review: @stream, computed attributes --------------------------------------------------------------------
+
+@strawberry.type
+class Streamed:
+    cards: list[Card]  # a plain field
+
+
+@strawberry.type
+class StreamQuery:
+    @strawberry.field
+    def cards(self) -> list[Card]:  # a resolver's list
+        return [_card(i) for i in range(3)]
+
+    @strawberry.field
+    def holder(self) -> Streamed:
+        return Streamed(cards=[_card(i) for i in range(3)])
+
+
+@pytest.mark.parametrize("query", ["{ cards @stream(initialCount: 1) { id } }",
+                                   "{ holder { cards @stream(initialCount: 1) { id } } }",
+                                   "{ cards @stream(initialCount: -1) { id } }"])
+async def test_a_streamed_list_keeps_graphql_cores_stream(query: str) -> None:
+    answers = []
+    for executor in (LeafFieldsExecutor, StrawberryGraphQLCoreExecutionContext):
+        config = strawberry.schema.config.StrawberryConfig(scalar_map=SCALARS,
+                                                           enable_experimental_incremental_execution=True)
+        result = await strawberry.Schema(StreamQuery, config=config, execution_context_class=executor).execute(query)
+        initial = getattr(result, "initial_result", result)
+        answers.append((type(result).__name__, _answer(initial), getattr(initial, "has_next", None)))
+    assert answers[0] == answers[1]
+
+
+READS: list[str] = []
+
+
+@strawberry.type
+class Leaf:
+    name: str
+
+
+class Counted:
+    """A source object whose attribute is computed (a lazy load, an audit log): each read is counted."""
+
+    def __init__(self, leaf: Leaf) -> None:
+        self.leaf = leaf
+
+    @property
+    def visits(self) -> int:
+        READS.append("visits")
+        return 1
+
+
+@strawberry.type
+class Visited:
+    visits: int
+    leaf: Leaf | None
+
+
+@strawberry.type
+class VisitQuery:
+    @strawberry.field
+    def boxes(self) -> list[Visited]:
+        return [Counted(Leaf(name="a")), Counted(Leaf(name=None))]  # type: ignore[list-item, arg-type]
+
+
+async def test_a_computed_attribute_runs_as_often_as_strawberry_runs_it() -> None:
+    counts = []
+    for executor in (LeafFieldsExecutor, StrawberryGraphQLCoreExecutionContext):
+        READS.clear()
+        result = await strawberry.Schema(VisitQuery, execution_context_class=executor).execute(
+            "{ boxes { visits leaf { name } } }")
+        counts.append((len(READS), _answer(result)))
+    assert counts[0] == counts[1]
+    assert counts[0][0] == 2

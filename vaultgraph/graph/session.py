@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections.abc import Awaitable, Callable
 from contextlib import AbstractContextManager
 from typing import Any, TypeVar
@@ -188,19 +189,21 @@ async def _retried(fn: Callable[..., Awaitable[T]], *args: Any, graph: Graph,
     `patience` seconds, waiting 50 ms, then twice as long each time (2 s at most); each retry counted in
     `graph.retries`."""
 
+    started = time.monotonic()
     try:  # the first run outside tenacity's loop, which costs tens of µs a call (bench/README.md)
         return await fn(*args)
     except Exception as exc:
         if not _driver_retryable(exc):
             raise
         failed: BaseException | None = exc
+    patience -= time.monotonic() - started  # the loop's clock starts now: the window still counts the first run
 
     def count(state: RetryCallState) -> None:
         graph.retries += 1
 
     async def again(*args: Any) -> T:
         nonlocal failed
-        if failed is not None:  # the loop's first attempt is the run above (its window starts after it)
+        if failed is not None:  # the loop's first attempt is the run above
             first, failed = failed, None
             raise first
         return await fn(*args)

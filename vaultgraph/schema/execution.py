@@ -14,14 +14,17 @@ traversal's `nodes { depth item { id title } }`, a graph view's `nodes`) is comp
 runtime type told by its class (an interface's `resolve_type.by_class`, schema/types/items.py) and checked with
 strawberry's own `is_type_of`, which reads nothing but the object. Anything in the subtree that graphql-core would
 do more than read and coerce (a null where none is allowed, an exception or awaitable as a value, a resolver, a type
-told only with a resolve info, @defer or @stream) sends the whole field the ordinary way from its start: it only
-read attributes, so nothing ran twice. One difference is by design: the plain fields of an object are read before
+told only with a resolve info, @defer or @stream) sends the whole field the ordinary way from its start, which
+reads the same attributes again (never a property or other computed attribute: an object holding one is left to
+graphql-core, so no code runs twice). One difference is by design: the plain fields of an object are read before
 its resolver fields run, so a resolver that changed an attribute of its own
 object would not be seen by a plain field asked after it (none of this schema's does; resolvers here read).
 """
 
 from __future__ import annotations
 
+import inspect
+import types
 from collections.abc import Awaitable, Callable
 from typing import Any, cast
 
@@ -139,6 +142,13 @@ def runtime_type_of(abstract: GraphQLAbstractType, kind: type, schema: GraphQLSc
     return None
 
 
+def _computed(kind: type, name: str) -> bool:
+    """Whether reading `name` off an object of `kind` runs code (a property, any descriptor but a slot): such a read
+    is left to graphql-core, so a subtree completed the ordinary way after an in-place attempt runs it once."""
+    found = inspect.getattr_static(kind, name, None)
+    return hasattr(type(found), "__get__") and not isinstance(found, types.MemberDescriptorType)
+
+
 class _Plan:
     """How an object's grouped field set is executed: the fields answered in place (`reads`: response name, how
     to read it (a plain field's attribute, or an `in_place` reader), a leaf's coercion or None for an object,
@@ -227,13 +237,18 @@ class LeafFieldsExecutor(StrawberryGraphQLCoreExecutionContext):
         """A resolver's value whose whole subtree is plain or in place (a page's edges, a traversal's result) is
         completed in place too; anything else, graphql-core's way."""
         manager = self.middleware_manager
-        if position_context is None and (manager is None or not manager.middlewares):
+        if result is self.__dict__.get("_declined", _UNKNOWN):
+            # graphql-core's own recursion (a non-null's inner type) with the value just declined: not again
+            self._declined = _UNKNOWN
+        elif (position_context is None and (manager is None or not manager.middlewares)
+              and not any(details.node.directives for details in field_details_list)):  # @stream: its own path
             try:
                 answer = self._complete_plain(return_type, field_details_list, result)
             except Exception:  # the ordinary path raises it again, as a field error with its path
                 answer = _ORDINARY
             if answer is not _ORDINARY:
                 return answer
+            self._declined = result
         return super().complete_value(return_type, field_details_list, info, path, result, position_context)
 
     def _complete_plain(self, return_type: GraphQLOutputType, details: FieldDetailsList, value: Any) -> Any:
@@ -306,7 +321,8 @@ class LeafFieldsExecutor(StrawberryGraphQLCoreExecutionContext):
         if runtime is not None and info_free(runtime.is_type_of):
             grouped_field_set, defer_usages, *_ = self.collect_subfields(runtime, details)
             plan = self._plan(runtime, grouped_field_set)
-            if not defer_usages and not plan.rest:
+            if not defer_usages and not plan.rest and not any(
+                    isinstance(read, str) and _computed(kind, read) for _, read, *_ in plan.reads):
                 answer = (runtime, plan)
         objects[key] = (details, answer)  # the details kept alive with it, so their id is not reused
         return answer
