@@ -10,7 +10,7 @@ existing Neo4j, each workload in a tenant of its own, and prints one line per fi
 - importVault of a generated vault (the bench's generator, `<title>.md` files): the call's own notes/s (notes,
   links and full text committed), then the workers' background embedding, notes/s from the call's return until
   `enrichmentProgress.notesPending` is 0, against the model's own batched throughput over the same notes' texts
-  measured alone in this process (the server idle), same model and settings;
+  measured alone in this process before the server starts, same model and settings;
 - hybrid search, a new query text each call (so each call embeds its query), p50 on an idle server and while a
   second import of the vault embeds in the background: once with words the vault does not hold (the keyword
   channel's substring fallback answers), once with words of its titles (Lucene answers).
@@ -133,16 +133,17 @@ async def main(args: argparse.Namespace) -> None:
                  f"for up to {args.give_way:g} s")
     log = LOG_DIR / "deferred-ingest-server.log"
     try:
+        # The model alone, in this process, before the server starts (whose workers load their own model as it
+        # starts, on the same cores): its own batched throughput over the same texts.
+        embedder = LocalEmbedder(model_config(Settings()).local)  # the offline model the server runs
+        await embedder.warm_up()
+        started = time.perf_counter()
+        await embedder.embed(texts)
+        alone = len(texts) / (time.perf_counter() - started)
+        lines.append(f"model alone (LocalEmbedder.embed, batches of {embedder.config.batch_size}, this process, "
+                     f"before the server starts): {alone:.1f} notes/s")
+        del embedder
         with vaultgraph_server(args.neo4j_uri, env, log=log) as (url, _):
-            # The model alone, in this process, the server idle: its own batched throughput over the same texts.
-            embedder = LocalEmbedder(model_config(Settings()).local)  # the offline model the server runs
-            await embedder.warm_up()
-            started = time.perf_counter()
-            await embedder.embed(texts)
-            alone = len(texts) / (time.perf_counter() - started)
-            lines.append(f"model alone (LocalEmbedder.embed, batches of {embedder.config.batch_size}, this process): "
-                         f"{alone:.1f} notes/s")
-
             for defer in (False, True):
                 row = await ingest.run(url, f"ds-{run}-{int(defer)}", args.save_notes, args.seed + 1, 10, 2,
                                        args.save_seconds, log, defer=defer)
