@@ -10,7 +10,7 @@ import strawberry
 from strawberry.dataloader import DataLoader
 
 from vaultgraph import domain
-from vaultgraph.schema.context import Info
+from vaultgraph.schema.context import Context, Info
 from vaultgraph.schema.execution import NOT_NOW, in_place
 from vaultgraph.schema.loaders import CountKey, PageKey
 from vaultgraph.schema.types.items import Direction, Document, Item, LinkOrigin, Node, Note, PageInfo, item_type
@@ -25,14 +25,22 @@ def _now_or_later(loader: DataLoader[K, V], key: K, then: Callable[[V], R]) -> R
     schema/prefetch.py, or loaded by an earlier field), else an awaitable of it. A resolver may return either:
     graphql-core awaits what is awaitable, and a field answered at once costs no coroutine and no task (a list of
     100 items with an async field each costs 100 tasks)."""
-    future = loader.cache_map.get(key)
-    if future is not None and future.done() and not future.cancelled() and future.exception() is None:
-        return then(future.result())
+    answer = _now(loader, key, then)
+    if answer is not NOT_NOW:
+        return cast(R, answer)
 
     async def later() -> R:
         return then(await loader.load(key))
 
     return cast(R, later())
+
+
+def _now(loader: DataLoader[K, V], key: K, then: Callable[[V], R]) -> R | object:
+    """`then(value)` when the loader holds the value already, else NOT_NOW: what a field answers in place."""
+    future = loader.cache_map.get(key)
+    if future is not None and future.done() and not future.cancelled() and future.exception() is None:
+        return then(future.result())
+    return NOT_NOW
 
 
 @strawberry.type(description="A typed edge between items. `to` is null while it points at a ghost (unresolved ref). "
@@ -120,25 +128,40 @@ class LinkConnection:
     # a totalCount alone (a list of items with their counts) stays the cheap count statement.
     with_totals: strawberry.Private[bool] = False
 
-    # Each field answers at once when its page or count is in the loaders already (see `_now_or_later`).
-    def _page(self, info: Info, then: Callable[[domain.Page[domain.Link]], R]) -> R:
-        loaders = info.context.loaders
-        return _now_or_later(loaders.link_pages_with_totals if self.with_totals else loaders.link_pages,
-                             self.page_key, then)
+    # Each field answers at once when its page or count is in the loaders already (see `_now_or_later`), and then
+    # in place, without a resolve info (schema/execution.py `in_place`): a page of 100 notes asks 100 counts.
+    def _page_loader(self, context: Context) -> DataLoader[PageKey, domain.Page[domain.Link]]:
+        loaders = context.loaders
+        return loaders.link_pages_with_totals if self.with_totals else loaders.link_pages
 
-    @strawberry.field(description="The links of this page, oldest first, with their cursors.")
+    def _page(self, info: Info, then: Callable[[domain.Page[domain.Link]], R]) -> R:
+        return _now_or_later(self._page_loader(info.context), self.page_key, then)
+
+    def _page_now(self, context: Context, then: Callable[[domain.Page[domain.Link]], R]) -> R | object:
+        return _now(self._page_loader(context), self.page_key, then)
+
+    def _total_now(self, context: Context) -> int | object:
+        if self.with_totals:
+            return self._page_now(context, _total)
+        return _now(context.loaders.link_counts, self.count_key, int)
+
+    @strawberry.field(description="The links of this page, oldest first, with their cursors.",
+                      metadata=in_place(lambda connection, context: connection._page_now(context, _edges)))
     def edges(self, info: Info) -> list[LinkEdge]:
         return self._page(info, _edges)
 
-    @strawberry.field(description="The links of this page, without cursors.")
+    @strawberry.field(description="The links of this page, without cursors.",
+                      metadata=in_place(lambda connection, context: connection._page_now(context, _nodes)))
     def nodes(self, info: Info) -> list[Link]:
         return self._page(info, _nodes)
 
-    @strawberry.field(description="Whether more pages follow, and the cursor to get them.")
+    @strawberry.field(description="Whether more pages follow, and the cursor to get them.",
+                      metadata=in_place(lambda connection, context: connection._page_now(context, _page_info)))
     def page_info(self, info: Info) -> PageInfo:
         return self._page(info, _page_info)
 
-    @strawberry.field(description="All links matching the filters, across pages.")
+    @strawberry.field(description="All links matching the filters, across pages.",
+                      metadata=in_place(lambda connection, context: connection._total_now(context)))
     def total_count(self, info: Info) -> int:
         if self.with_totals:
             return self._page(info, _total)
