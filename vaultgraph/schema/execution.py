@@ -49,9 +49,8 @@ from strawberry.types.arguments import StrawberryArgument
 from strawberry.types.base import StrawberryList, StrawberryMaybe, StrawberryOptional
 from strawberry.types.field import StrawberryField
 
-# A plain leaf field's attribute name and its type's output coercion; kept on the GraphQLField itself (it does not
-# hash, and a module-level map by identity would keep every schema ever executed alive).
-LeafReader = tuple[str, Callable[[Any], Any]]
+# What the executor learns of a field is kept on the GraphQLField itself (it does not hash, and a module-level map
+# by identity would keep every schema ever executed alive).
 _UNKNOWN = object()
 _ORDINARY = object()  # a plain subtree's answer when any part of it must take graphql-core's own path
 _NO_INFO = cast("GraphQLResolveInfo[Any]", None)  # what an `info_free` type check is given
@@ -108,18 +107,6 @@ def in_place_reader(field: GraphQLField) -> InPlace | None:
         read = definition.metadata.get(_IN_PLACE)
     field._in_place = read  # type: ignore[attr-defined]
     return read
-
-
-def leaf_reader(field: GraphQLField) -> LeafReader | None:
-    """How to read `field` directly when it is a plain scalar or enum, else None (computed once per field)."""
-    known = field.__dict__.get("_leaf_reader", _UNKNOWN)
-    if known is not _UNKNOWN:
-        return cast(LeafReader | None, known)
-    name = plain_attribute(field)
-    named = field.type.of_type if isinstance(field.type, GraphQLNonNull) else field.type
-    reader = (name, named.coerce_output_value) if name is not None and is_leaf_type(named) else None
-    field._leaf_reader = reader  # type: ignore[attr-defined]
-    return reader
 
 
 def info_free(check: Callable[..., Any] | None) -> bool:
@@ -205,16 +192,14 @@ class LeafFieldsExecutor(StrawberryGraphQLCoreExecutionContext):
         for response_name, read, coerce, field_type, details in plan.reads:
             try:
                 value = getattr(source_value, read, _ORDINARY) if isinstance(read, str) else read(source_value, context)
-                if coerce is not None:
-                    # what graphql-core answers before coercing (execute_field, complete_value) goes its way
-                    answer = (_ORDINARY if value is None or value is Undefined or value is _ORDINARY
-                              or isinstance(value, Exception) or self.is_awaitable(value) else coerce(value))
+                if coerce is None and position_context is not None:  # under @defer graphql-core tracks each object
+                    answer = _ORDINARY
+                elif coerce is not None and type(value) in _PLAIN_VALUES:  # a scalar's own value: coerce it here
+                    answer = coerce(value)
                     if answer is None or answer is Undefined:
                         answer = _ORDINARY
-                elif position_context is None:
+                else:
                     answer = self._complete_plain(field_type, details, value)
-                else:  # under @defer graphql-core tracks delivery groups per object
-                    answer = _ORDINARY
             except Exception:  # the ordinary path raises it again, as a field error with its path
                 answer = _ORDINARY
             if answer is _ORDINARY:
@@ -222,7 +207,7 @@ class LeafFieldsExecutor(StrawberryGraphQLCoreExecutionContext):
             else:
                 done[response_name] = answer
         if not rest:
-            return done if len(done) == len(grouped_field_set) else _in_order(grouped_field_set, done, {})
+            return done  # every field read, in the plan's order: the query's
         if not done:
             return super().execute_fields(parent_type, source_value, path, grouped_field_set, position_context)
         if len(rest) != len(plan.rest):
