@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from datetime import datetime
-from typing import TypeVar, cast
+from typing import Any, TypeVar, cast
 
 import strawberry
 from strawberry.dataloader import DataLoader
@@ -70,22 +70,34 @@ class Link(Node):
     _typed: strawberry.Private[Mapping[str, Item] | None] = None
 
     # `from` and `to` answer at once when the statement that listed the link brought its endpoint (it mostly does).
-    @strawberry.field(name="from", description="The item the link starts at.", metadata=in_place(
-        lambda link, _: link._typed_item(link._domain.source) if link._domain.source is not None else NOT_NOW))
+    # They answer in place too (schema/execution.py `in_place`), by the same reading as their resolvers.
+    @strawberry.field(name="from", description="The item the link starts at.",
+                      metadata=in_place(lambda link, _: link._source_now()))
     def source(self, info: Info) -> Item:
-        if self._domain.source is not None:
-            return self._typed_item(self._domain.source)
+        now = self._source_now()
+        if now is not NOT_NOW:
+            return cast(Item, now)
         return _now_or_later(info.context.loaders.items, self._domain.source_id, _visible_source)
 
-    @strawberry.field(name="to", description="The item the link points at; null for a ghost.", metadata=in_place(
-        lambda link, _: link._typed_item(link._domain.target) if link._domain.target is not None
-        else None if link._domain.target_id is None else NOT_NOW))
+    @strawberry.field(name="to", description="The item the link points at; null for a ghost.",
+                      metadata=in_place(lambda link, _: link._target_now()))
     def target(self, info: Info) -> Item | None:
+        now = self._target_now()
+        if now is not NOT_NOW:
+            return cast(Item | None, now)
+        target_id = self._domain.target_id
+        assert target_id is not None  # a ghost was answered now
+        return _now_or_later(info.context.loaders.items, target_id, _maybe_item)
+
+    def _source_now(self) -> Item | object:
+        """The source's schema object when the statement brought it, else NOT_NOW."""
+        return self._typed_item(self._domain.source) if self._domain.source is not None else NOT_NOW
+
+    def _target_now(self) -> Item | None | object:
+        """The target's schema object when the statement brought it, None for a ghost, else NOT_NOW."""
         if self._domain.target is not None:
             return self._typed_item(self._domain.target)
-        if self._domain.target_id is None:
-            return None
-        return _now_or_later(info.context.loaders.items, self._domain.target_id, _maybe_item)
+        return None if self._domain.target_id is None else NOT_NOW
 
     @strawberry.field(description="True while the link points at nothing yet.",
                       metadata=in_place(lambda link, _: link._domain.target_id is None))
@@ -140,10 +152,11 @@ class LinkConnection:
     def _page_now(self, context: Context, then: Callable[[domain.Page[domain.Link]], R]) -> R | object:
         return _now(self._page_loader(context), self.page_key, then)
 
-    def _total_now(self, context: Context) -> int | object:
+    def _total_ask(self, context: Context) -> tuple[DataLoader[Any, Any], Any, Callable[[Any], int]]:
+        """Where the total is read: the page's own count when the page is read with it, else the count's loader."""
         if self.with_totals:
-            return self._page_now(context, _total)
-        return _now(context.loaders.link_counts, self.count_key, int)
+            return self._page_loader(context), self.page_key, _total
+        return context.loaders.link_counts, self.count_key, int
 
     @strawberry.field(description="The links of this page, oldest first, with their cursors.",
                       metadata=in_place(lambda connection, context: connection._page_now(context, _edges)))
@@ -161,11 +174,9 @@ class LinkConnection:
         return self._page(info, _page_info)
 
     @strawberry.field(description="All links matching the filters, across pages.",
-                      metadata=in_place(lambda connection, context: connection._total_now(context)))
+                      metadata=in_place(lambda connection, context: _now(*connection._total_ask(context))))
     def total_count(self, info: Info) -> int:
-        if self.with_totals:
-            return self._page(info, _total)
-        return _now_or_later(info.context.loaders.link_counts, self.count_key, int)
+        return _now_or_later(*self._total_ask(info.context))
 
 
 def _edges(page: domain.Page[domain.Link]) -> list[LinkEdge]:
