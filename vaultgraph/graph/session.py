@@ -120,23 +120,16 @@ class Graph:
             # The reason (addresses, driver text) is for /healthz and the log, not for every client.
             raise Unavailable("Neo4j is not available right now; check /healthz and try again.")
         self.transactions += 1
+
+        def count(state: RetryCallState) -> None:
+            self.retries += 1
+
         try:
-            try:  # the first run outside tenacity's loop, which costs tens of µs a call (bench/README.md)
-                return await self._in_session(mode, work)
-            except Exception as exc:
-                if not _passing_fault(exc):
-                    raise
-                failed: BaseException | None = exc
             # Failures the driver does not retry and a second run does not meet (_passing_fault): we retry them.
-            async for attempt in AsyncRetrying(retry=retry_if_exception(_passing_fault), reraise=True,
-                                               stop=stop_after_attempt(RACE_RETRIES + 1)):
-                with attempt:
-                    if failed is not None:  # the loop's first attempt is the run above
-                        first, failed = failed, None
-                        raise first
-                    self.retries += 1
-                    result = await self._in_session(mode, work)
-            return result
+            return await _first_run_outside(
+                self._in_session, (mode, work), _passing_fault,
+                lambda: AsyncRetrying(retry=retry_if_exception(_passing_fault), reraise=True,
+                                      stop=stop_after_attempt(RACE_RETRIES + 1), before_sleep=count))
         except (ServiceUnavailable, SessionExpired) as exc:
             self.unreachable.set()
             raise Unavailable("Neo4j is not reachable right now; check /healthz and try again.") from exc
@@ -190,28 +183,38 @@ async def _retried(fn: Callable[..., Awaitable[T]], *args: Any, graph: Graph,
     `graph.retries`."""
 
     started = time.monotonic()
-    try:  # the first run outside tenacity's loop, which costs tens of µs a call (bench/README.md)
-        return await fn(*args)
-    except Exception as exc:
-        if not _driver_retryable(exc):
-            raise
-        failed: BaseException | None = exc
-    patience -= time.monotonic() - started  # the loop's clock starts now: the window still counts the first run
 
     def count(state: RetryCallState) -> None:
         graph.retries += 1
 
+    def loop() -> AsyncRetrying:  # made after the first run: its window still counts that run
+        return AsyncRetrying(retry=retry_if_exception(_driver_retryable),
+                             stop=stop_before_delay(patience - (time.monotonic() - started)),
+                             wait=wait_exponential(multiplier=0.05, max=MAX_RETRY_SECONDS), reraise=True,
+                             before_sleep=count)
+
+    return await _first_run_outside(fn, args, _driver_retryable, loop)
+
+
+async def _first_run_outside(fn: Callable[..., Awaitable[T]], args: tuple[Any, ...],
+                             retryable: Callable[[BaseException], bool], loop: Callable[[], AsyncRetrying]) -> T:
+    """`fn(*args)` run once directly: tenacity's loop costs tens of µs a call even when nothing is retried
+    (bench/README.md). A failure `retryable` accepts is replayed as the first attempt of `loop()`, made only then,
+    which goes on as it would have from the start."""
+    try:
+        return await fn(*args)
+    except Exception as exc:
+        if not retryable(exc):
+            raise
+        failed: BaseException | None = exc
+
     async def again(*args: Any) -> T:
         nonlocal failed
-        if failed is not None:  # the loop's first attempt is the run above
+        if failed is not None:
             first, failed = failed, None
             raise first
         return await fn(*args)
 
-    retrying = AsyncRetrying(retry=retry_if_exception(_driver_retryable), stop=stop_before_delay(patience),
-                             wait=wait_exponential(multiplier=0.05, max=MAX_RETRY_SECONDS), reraise=True,
-                             before_sleep=count)
-    return await retrying(again, *args)
-
+    return await loop()(again, *args)
 
 __all__ = ["AsyncManagedTransaction", "Graph"]
