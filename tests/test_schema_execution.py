@@ -51,6 +51,7 @@ class Card(Thing):
     colour: Colour
     at: datetime
     ratio: float
+    done: bool = False
 
     @strawberry.field
     def shout(self, times: int = 1) -> str:
@@ -64,6 +65,10 @@ class Card(Thing):
 @strawberry.type
 class Broken:
     fails: str
+
+
+class Shout(str):
+    pass
 
 
 class BrokenSource:
@@ -101,6 +106,12 @@ class Query:
         return _card(1, colour="GREEN")
 
     @strawberry.field
+    def odd_values(self) -> list[Card]:
+        """Values of a leaf's class that its shortcut does not take (schema/execution.py `_exact`): a str subclass
+        as String and ID, an int as Boolean, a string as an enum."""
+        return [_card(1, title=Shout("loud"), id=Shout("c1"), done=1), _card(2, done=True, colour="BLUE")]
+
+    @strawberry.field
     def bad_int(self) -> Card:
         return _card(1, count=2**40)
 
@@ -116,6 +127,7 @@ QUERIES = [
     "{ things { __typename id ... on Card { count colour } ...More } } fragment More on Card { title note at }",
     "{ badCount { id count title } }",
     "{ badColour { id colour } }",
+    "{ oddValues { id title done colour } cards { done colour } }",
     "{ badInt { id count } }",
     "{ broken { fails } }",
 ]
@@ -160,7 +172,7 @@ def test_the_fast_path_is_taken_for_plain_leaf_fields_only() -> None:
     card = schema._schema.type_map["Card"]
     fields = card.fields  # type: ignore[attr-defined]
     taken = {name for name, field in fields.items() if plain_attribute(field) is not None}
-    assert taken == {"id", "title", "count", "note", "colour", "at", "ratio"}, (
+    assert taken == {"id", "title", "count", "note", "colour", "at", "ratio", "done"}, (
         "strawberry's basic-field markers (DEFINITION_BACKREF, is_basic_field, _is_default) changed: the executor "
         "no longer reads plain fields directly")
 

@@ -23,6 +23,9 @@ object would not be seen by a plain field asked after it (none of this schema's 
 
 from __future__ import annotations
 
+import contextlib
+import enum
+import functools
 import inspect
 import types
 from collections.abc import Awaitable, Callable
@@ -31,13 +34,16 @@ from typing import Any, cast
 import strawberry
 from graphql import (
     GraphQLAbstractType,
+    GraphQLBoolean,
     GraphQLField,
+    GraphQLID,
     GraphQLList,
     GraphQLNonNull,
     GraphQLObjectType,
     GraphQLOutputType,
     GraphQLResolveInfo,
     GraphQLSchema,
+    GraphQLString,
     Undefined,
     is_leaf_type,
 )
@@ -129,23 +135,70 @@ def runtime_type_of(abstract: GraphQLAbstractType, kind: type, schema: GraphQLSc
     return None
 
 
+@functools.lru_cache(maxsize=4096)
 def _computed(kind: type, name: str) -> bool:
     """Whether reading `name` off an object of `kind` runs code (a property, any descriptor but a slot): such a read
-    is left to graphql-core, so a subtree completed the ordinary way after an in-place attempt runs it once."""
+    is left to graphql-core, so a subtree completed the ordinary way after an in-place attempt runs it once. Asked
+    once per class and name (`getattr_static` walks the class's MRO: a tenth of a small request's CPU, per request)."""
     found = inspect.getattr_static(kind, name, None)
     return hasattr(type(found), "__get__") and not isinstance(found, types.MemberDescriptorType)
 
 
+# How a value of an output type is completed in place, worked out once per type and kept on it (as a field's
+# reading is kept on the field): (non-null, kind, payload, exact). `kind` is _LEAF (payload: the type's
+# `coerce_output_value`), _LIST (payload: the item type's shape) or _OBJECT (payload: the object, interface or union
+# type). `exact`, for a leaf only, maps a value's exact class to what coercing any value of it answers: None for the
+# value itself (a `str` as String or ID, a `bool` as Boolean), or a lookup (an enum's members, each coerced once).
+_LEAF, _LIST, _OBJECT = 0, 1, 2
+Shape = tuple[bool, int, Any, "dict[type, Callable[[Any], Any] | None] | None"]
+_MISSING: Any = object()
+_SAME: dict[Callable[[Any], Any], type] = {GraphQLString.coerce_output_value: str,
+                                           GraphQLID.coerce_output_value: str,
+                                           GraphQLBoolean.coerce_output_value: bool}
+
+
+def shape_of(return_type: GraphQLOutputType) -> Shape:
+    known: Shape | None = return_type.__dict__.get("_vaultgraph_shape")
+    if known is None:
+        non_null = isinstance(return_type, GraphQLNonNull)
+        inner = cast(GraphQLOutputType, return_type.of_type if non_null else return_type)  # type: ignore[union-attr]
+        if isinstance(inner, GraphQLList):
+            known = (non_null, _LIST, shape_of(inner.of_type), None)
+        elif is_leaf_type(inner):
+            coerce = inner.coerce_output_value
+            known = (non_null, _LEAF, coerce, _exact(inner, coerce))
+        else:
+            known = (non_null, _OBJECT, inner, None)
+        return_type._vaultgraph_shape = known  # type: ignore[union-attr]
+    return known
+
+
+def _exact(leaf: Any, coerce: Callable[[Any], Any]) -> dict[type, Callable[[Any], Any] | None]:
+    """A leaf type's shortcuts: graphql-core's String, ID and Boolean answer a value of their own class unchanged; a
+    strawberry enum answers a member with the name it maps to, the same every time (looked up here by coercing each
+    member once; a member it refuses is left out, to be refused again the ordinary way)."""
+    same = _SAME.get(coerce)
+    if same is not None:
+        return {same: None}
+    members = getattr(leaf, "wrapped_cls", None)  # strawberry's enum type
+    if isinstance(members, type) and issubclass(members, enum.Enum):
+        names: dict[Any, Any] = {}
+        for member in members:
+            with contextlib.suppress(Exception):
+                names[member] = coerce(member)
+        return {members: names.__getitem__}
+    return {}
+
+
 class _Plan:
     """How an object's grouped field set is executed: the fields answered in place (`reads`: response name, how
-    to read it (a plain field's attribute, or an `in_place` reader), a leaf's coercion or None for an object,
-    interface or list type, and the field's type and details) and the rest through graphql-core (`rest`)."""
+    to read it (a plain field's attribute, or an `in_place` reader, `attribute` telling which), the field type's
+    shape and the field's details) and the rest through graphql-core (`rest`)."""
 
     __slots__ = ("reads", "rest")
 
     def __init__(self, parent_type: GraphQLObjectType, grouped_field_set: GroupedFieldSet) -> None:
-        self.reads: list[tuple[str, str | InPlace, Callable[[Any], Any] | None, GraphQLOutputType,
-                               FieldDetailsList]] = []
+        self.reads: list[tuple[str, Any, bool, Shape, FieldDetailsList]] = []
         self.rest: GroupedFieldSet = {}
         fields = parent_type.fields
         for response_name, details in grouped_field_set.items():
@@ -156,9 +209,7 @@ class _Plan:
             if read is None or any(d.node.directives for d in details):  # @stream on a list takes its own path
                 self.rest[response_name] = details
                 continue
-            named = field.type.of_type if isinstance(field.type, GraphQLNonNull) else field.type
-            coerce = named.coerce_output_value if is_leaf_type(named) else None
-            self.reads.append((response_name, read, coerce, field.type, details))
+            self.reads.append((response_name, read, isinstance(read, str), shape_of(field.type), details))
 
 
 class LeafFieldsExecutor(StrawberryGraphQLCoreExecutionContext):
@@ -189,17 +240,13 @@ class LeafFieldsExecutor(StrawberryGraphQLCoreExecutionContext):
         done: dict[str, Any] = {}
         rest: GroupedFieldSet = dict(plan.rest) if plan.rest else {}
         context = self.context_value
-        for response_name, read, coerce, field_type, details in plan.reads:
+        for response_name, read, attribute, shape, details in plan.reads:
             try:
-                value = getattr(source_value, read, _ORDINARY) if isinstance(read, str) else read(source_value, context)
-                if coerce is None and position_context is not None:  # under @defer graphql-core tracks each object
+                value = getattr(source_value, read, _ORDINARY) if attribute else read(source_value, context)
+                if shape[1] != _LEAF and position_context is not None:  # under @defer graphql-core tracks objects
                     answer = _ORDINARY
-                elif coerce is not None and type(value) in _PLAIN_VALUES:  # a scalar's own value: coerce it here
-                    answer = coerce(value)
-                    if answer is None or answer is Undefined:
-                        answer = _ORDINARY
                 else:
-                    answer = self._complete_plain(field_type, details, value)
+                    answer = self._complete_plain(shape, details, value)
             except Exception:  # the ordinary path raises it again, as a field error with its path
                 answer = _ORDINARY
             if answer is _ORDINARY:
@@ -228,7 +275,7 @@ class LeafFieldsExecutor(StrawberryGraphQLCoreExecutionContext):
         elif (position_context is None and (manager is None or not manager.middlewares)
               and not any(details.node.directives for details in field_details_list)):  # @stream: its own path
             try:
-                answer = self._complete_plain(return_type, field_details_list, result)
+                answer = self._complete_plain(shape_of(return_type), field_details_list, result)
             except Exception:  # the ordinary path raises it again, as a field error with its path
                 answer = _ORDINARY
             if answer is not _ORDINARY:
@@ -236,36 +283,40 @@ class LeafFieldsExecutor(StrawberryGraphQLCoreExecutionContext):
             self._declined = result
         return super().complete_value(return_type, field_details_list, info, path, result, position_context)
 
-    def _complete_plain(self, return_type: GraphQLOutputType, details: FieldDetailsList, value: Any) -> Any:
-        """`complete_value` for a value of a plain field whose whole subtree is plain fields, with its answer, or
-        `_ORDINARY` where graphql-core would do more than read and coerce (a null where one is not allowed, an
-        exception or an awaitable as a value, a resolver below, a type it checks with a resolve info): the
-        subtree is then completed the ordinary way from its start, which reads the same attributes again."""
+    def _complete_plain(self, shape: Shape, details: FieldDetailsList, value: Any) -> Any:
+        """`complete_value` for a value of a plain field whose whole subtree is plain fields (`shape`: its type's,
+        `shape_of`), with its answer, or `_ORDINARY` where graphql-core would do more than read and coerce (a null
+        where one is not allowed, an exception or an awaitable as a value, a resolver below, a type it checks with a
+        resolve info): the subtree is then completed the ordinary way from its start, which reads the same
+        attributes again."""
+        non_null, kind, payload, exact = shape
+        if value is None or value is Undefined:
+            return _ORDINARY if non_null else None
         if value is _ORDINARY:  # no such attribute: graphql-core's error
             return _ORDINARY
-        if isinstance(return_type, GraphQLNonNull):
-            return_type = return_type.of_type
-            if value is None or value is Undefined:
-                return _ORDINARY
-        elif value is None or value is Undefined:
-            return None
-        if type(value) not in _PLAIN_VALUES and (isinstance(value, Exception) or self.is_awaitable(value)):
+        value_type = type(value)
+        if exact is not None:  # a leaf
+            shortcut = exact.get(value_type, _MISSING)
+            if shortcut is None:
+                return value
+            if shortcut is not _MISSING:
+                return shortcut(value)
+        if value_type not in _PLAIN_VALUES and (isinstance(value, Exception) or self.is_awaitable(value)):
             return _ORDINARY
-        if isinstance(return_type, GraphQLList):
-            if type(value) not in (list, tuple):
+        if kind == _LEAF:
+            answer = payload(value)
+            return _ORDINARY if answer is None or answer is Undefined else answer
+        if kind == _LIST:
+            if value_type is not list and value_type is not tuple:
                 return _ORDINARY
-            item_type = return_type.of_type
             items = []
             for item in value:
-                answer = self._complete_plain(item_type, details, item)
+                answer = self._complete_plain(payload, details, item)
                 if answer is _ORDINARY:
                     return _ORDINARY
                 items.append(answer)
             return items
-        if is_leaf_type(return_type):
-            answer = return_type.coerce_output_value(value)
-            return _ORDINARY if answer is None or answer is Undefined else answer
-        known = self._object_plan(return_type, details, type(value))
+        known = self._object_plan(payload, details, value_type)
         if known is None:
             return _ORDINARY
         runtime, plan = known
@@ -273,16 +324,20 @@ class LeafFieldsExecutor(StrawberryGraphQLCoreExecutionContext):
             return _ORDINARY
         answers: dict[str, Any] = {}
         context = self.context_value
-        for response_name, read, coerce, field_type, field_details in plan.reads:
-            field_value = getattr(value, read, _ORDINARY) if isinstance(read, str) else read(value, context)
-            if coerce is not None and type(field_value) in _PLAIN_VALUES:  # a scalar's own value: coerce it here
-                answer = coerce(field_value)
-                if answer is None or answer is Undefined:
-                    return _ORDINARY
-            else:
-                answer = self._complete_plain(field_type, field_details, field_value)
-                if answer is _ORDINARY:
-                    return _ORDINARY
+        for response_name, read, attribute, field_shape, field_details in plan.reads:
+            field_value = getattr(value, read, _ORDINARY) if attribute else read(value, context)
+            exact = field_shape[3]
+            if exact is not None:  # a leaf: its shortcut, inline (most of a page's fields)
+                shortcut = exact.get(type(field_value), _MISSING)
+                if shortcut is None:
+                    answers[response_name] = field_value
+                    continue
+                if shortcut is not _MISSING:
+                    answers[response_name] = shortcut(field_value)
+                    continue
+            answer = self._complete_plain(field_shape, field_details, field_value)
+            if answer is _ORDINARY:
+                return _ORDINARY
             answers[response_name] = answer
         return answers
 
@@ -295,8 +350,9 @@ class LeafFieldsExecutor(StrawberryGraphQLCoreExecutionContext):
         if objects is None:
             objects = self._objects = {}
         key = (id(details), return_type.name, kind)  # type: ignore[union-attr]
-        if key in objects:
-            return objects[key][1]
+        known = objects.get(key)
+        if known is not None:
+            return known[1]
         answer: tuple[GraphQLObjectType, _Plan] | None = None
         runtime: GraphQLObjectType | None
         if isinstance(return_type, GraphQLObjectType):
@@ -307,7 +363,7 @@ class LeafFieldsExecutor(StrawberryGraphQLCoreExecutionContext):
             grouped_field_set, defer_usages, *_ = self.collect_subfields(runtime, details)
             plan = self._plan(runtime, grouped_field_set)
             if not defer_usages and not plan.rest and not any(
-                    isinstance(read, str) and _computed(kind, read) for _, read, *_ in plan.reads):
+                    attribute and _computed(kind, read) for _, read, attribute, *_ in plan.reads):
                 answer = (runtime, plan)
         objects[key] = (details, answer)  # the details kept alive with it, so their id is not reused
         return answer
