@@ -158,6 +158,7 @@ _SAME: dict[Callable[[Any], Any], type] = {GraphQLString.coerce_output_value: st
 
 
 def shape_of(return_type: GraphQLOutputType) -> Shape:
+    """The shape of an output type (see above), made at its first use."""
     known: Shape | None = return_type.__dict__.get("_vaultgraph_shape")
     if known is None:
         non_null = isinstance(return_type, GraphQLNonNull)
