@@ -10,7 +10,7 @@ import enum
 import gc
 from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, NewType
 
 import pytest
 import strawberry
@@ -534,3 +534,91 @@ async def test_a_computed_attribute_runs_as_often_as_strawberry_runs_it() -> Non
         counts.append((len(READS), _answer(result)))
     assert counts[0] == counts[1]
     assert counts[0][0] == 2
+
+
+# --- values a leaf's shortcut must leave to the ordinary path (a review of the shortcuts, 2026-12-06) ----------------
+
+@strawberry.enum
+class Alarm(ValueError, enum.Enum):  # members that are exceptions: graphql-core raises them as field errors
+    RING = "ring"
+
+
+class _Later(enum.Enum):
+    SOON = "soon"
+    NOW = "now"
+
+    def __await__(self) -> Any:  # members that are awaitable: graphql-core awaits them
+        yield from asyncio.sleep(0).__await__()
+        return _Later.NOW
+
+
+Later = strawberry.enum(_Later)
+
+
+class Exclaim:
+    """An unhashable serializer (a dataclass-like `__eq__`, no `__hash__`)."""
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Exclaim)
+
+    def __call__(self, value: str) -> str:
+        return value.upper() + "!"
+
+
+Bang = NewType("Bang", str)
+BANG = strawberry.scalar(name="Bang", serialize=Exclaim(), parse_value=str)
+
+
+@strawberry.type
+class Quirky:
+    alarm: Alarm | None
+    later: Later | None
+    bang: Bang
+    title: str
+
+
+class QuirkyWithProperty(Quirky):
+    """A subclass whose `title` is computed: read once, as strawberry reads it, even when its value is refused."""
+
+    @property  # type: ignore[override]
+    def title(self) -> str:
+        READS.append("title")
+        return None  # type: ignore[return-value]
+
+    @title.setter
+    def title(self, value: str) -> None:
+        pass
+
+
+@strawberry.type
+class ShortcutQuery:
+    @strawberry.field
+    def quirky(self) -> Quirky:
+        return Quirky(alarm=Alarm.RING, later=Later.SOON, bang="hi", title="t")  # type: ignore[arg-type]
+
+    @strawberry.field
+    def quirkies(self) -> list[Quirky]:
+        return [Quirky(alarm=None, later=Later.SOON, bang="a", title="t"),  # type: ignore[arg-type]
+                Quirky(alarm=Alarm.RING, later=None, bang="b", title="u")]  # type: ignore[arg-type]
+
+    @strawberry.field
+    def alarm(self) -> Alarm | None:
+        return Alarm.RING
+
+    @strawberry.field
+    def computed(self) -> Quirky:
+        return QuirkyWithProperty(alarm=None, later=None, bang="c", title="t")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("query", ["{ quirky { alarm later bang title } }", "{ quirkies { later alarm bang } }",
+                                   "{ alarm }", "{ computed { bang title } }"])
+async def test_values_a_shortcut_must_not_take_answer_as_strawberry_does(query: str) -> None:
+    def build(executor: type[StrawberryGraphQLCoreExecutionContext]) -> strawberry.Schema:
+        return strawberry.Schema(ShortcutQuery, execution_context_class=executor,
+                                 config=strawberry.schema.config.StrawberryConfig(scalar_map={Bang: BANG}))
+
+    READS.clear()
+    await _as_strawberry_answers(build, query)
+    assert READS.count("title") in (0, 2)  # once per executor: the property is never read twice by ours

@@ -120,7 +120,7 @@ _FLOAT_EXACT = 2**32 * 1_000_000
 def to_datetime(value: Any) -> datetime:
     """Neo4j returns its own DateTime (or a projection's microseconds since the epoch); the domain speaks Python's."""
     if isinstance(value, int):
-        if 0 <= value < _FLOAT_EXACT:  # twice as fast as the sum below, two of them per item read
+        if type(value) is int and 0 <= value < _FLOAT_EXACT:  # twice the sum's speed, two per item read
             return datetime.fromtimestamp(value / 1_000_000, UTC)
         return _EPOCH + timedelta(microseconds=value)
     return value.to_native() if hasattr(value, "to_native") else value  # type: ignore[no-any-return]
@@ -140,10 +140,14 @@ def vanished(node: Any) -> bool:
 
 
 def owner_from_node(node: Any) -> Owner:
-    return _owner(node["scope"], node.get("agentId"), node.get("teamId"))
+    scope, agent_id, team_id = node["scope"], node.get("agentId"), node.get("teamId")
+    try:
+        return _owner(scope, agent_id, team_id)
+    except TypeError:  # a value that does not hash (a list stored where an id belongs): made, not shared
+        return Owner(Scope(scope), agent_id, team_id)
 
 
-@functools.lru_cache(maxsize=4096)
+@functools.lru_cache(maxsize=4096, typed=True)
 def _owner(scope: str, agent_id: str | None, team_id: str | None) -> Owner:
     """One Owner per place (an Owner is immutable): a page of items mostly shares one or two, and making each anew,
     its Scope looked up by value, was a seventh of turning a record into a note."""
@@ -212,6 +216,11 @@ def item_from_node(node: Any) -> Item:
 _ORIGINS: dict[str | None, LinkOrigin] = {None: LinkOrigin.USER, **{origin.value: origin for origin in LinkOrigin}}
 
 
+def _origin(value: Any) -> LinkOrigin:
+    known = _ORIGINS.get(value) if value is None or type(value) is str else None
+    return known if known is not None else LinkOrigin(value or "user")
+
+
 def link_from_record(rel: Any, *endpoints: Any, items: Mapping[str, Item] | None = None) -> Link:
     """`rel` is a `link_map` (it names both ends itself); `endpoints` are endpoint nodes (or their `item_map`) the
     statement returned, whichever end each is, and `items` endpoints the caller holds already. An endpoint nobody
@@ -232,7 +241,7 @@ def link_from_record(rel: Any, *endpoints: Any, items: Mapping[str, Item] | None
         label=rel.get("label"),
         heading=rel.get("heading"),
         context=rel.get("context"),
-        origin=_ORIGINS.get(rel.get("origin")) or LinkOrigin(rel.get("origin") or "user"),
+        origin=_origin(rel.get("origin")),
         confidence=rel.get("confidence"),
         created_at=to_datetime(rel["createdAt"]),
         created_by_agent_id=rel.get("createdByAgentId"),

@@ -48,7 +48,7 @@ from graphql import (
     is_leaf_type,
 )
 from graphql.execution.collect_fields import FieldDetailsList, GroupedFieldSet
-from graphql.pyutils import AwaitableOrValue, Path
+from graphql.pyutils import AwaitableOrValue, Path, is_awaitable
 from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
 from strawberry.schema.schema_converter import GraphQLCoreConverter
 from strawberry.types.arguments import StrawberryArgument
@@ -139,7 +139,9 @@ def runtime_type_of(abstract: GraphQLAbstractType, kind: type, schema: GraphQLSc
 def _computed(kind: type, name: str) -> bool:
     """Whether reading `name` off an object of `kind` runs code (a property, any descriptor but a slot): such a read
     is left to graphql-core, so a subtree completed the ordinary way after an in-place attempt runs it once. Asked
-    once per class and name (`getattr_static` walks the class's MRO: a tenth of a small request's CPU, per request)."""
+    once per class and name (`getattr_static` walks the class's MRO: a tenth of a small request's CPU, per request):
+    a class given a property after it first served is not followed, as strawberry's schema, built once from the
+    classes, does not follow it either."""
     found = inspect.getattr_static(kind, name, None)
     return hasattr(type(found), "__get__") and not isinstance(found, types.MemberDescriptorType)
 
@@ -152,9 +154,12 @@ def _computed(kind: type, name: str) -> bool:
 _LEAF, _LIST, _OBJECT = 0, 1, 2
 Shape = tuple[bool, int, Any, "dict[type, Callable[[Any], Any] | None] | None"]
 _MISSING: Any = object()
-_SAME: dict[Callable[[Any], Any], type] = {GraphQLString.coerce_output_value: str,
-                                           GraphQLID.coerce_output_value: str,
-                                           GraphQLBoolean.coerce_output_value: bool}
+_SAME: tuple[tuple[Callable[[Any], Any], type], ...] = ((GraphQLString.coerce_output_value, str),
+                                                        (GraphQLID.coerce_output_value, str),
+                                                        (GraphQLBoolean.coerce_output_value, bool))
+# Enum values whose comparison and hash are the builtins' own and which cannot change: a table of such an enum's
+# members answers what strawberry's coercion (comparing values on every call) would, and runs no code of the enum's.
+_IMMUTABLE_VALUES: frozenset[type] = frozenset({str, int, float, bool, bytes, type(None)})
 
 
 def shape_of(return_type: GraphQLOutputType) -> Shape:
@@ -176,19 +181,24 @@ def shape_of(return_type: GraphQLOutputType) -> Shape:
 
 def _exact(leaf: Any, coerce: Callable[[Any], Any]) -> dict[type, Callable[[Any], Any] | None]:
     """A leaf type's shortcuts: graphql-core's String, ID and Boolean answer a value of their own class unchanged; a
-    strawberry enum answers a member with the name it maps to, the same every time (looked up here by coercing each
-    member once; a member it refuses is left out, to be refused again the ordinary way)."""
-    same = _SAME.get(coerce)
-    if same is not None:
-        return {same: None}
+    strawberry enum whose members are plain (no exception, nothing awaitable, values of builtin immutable types)
+    answers a member with the name it maps to, the same every time (looked up here by coercing each member once; a
+    member it refuses is left out, to be refused again the ordinary way). Any other leaf has none."""
+    for known, same in _SAME:
+        if coerce is known:
+            return {same: None}
     members = getattr(leaf, "wrapped_cls", None)  # strawberry's enum type
-    if isinstance(members, type) and issubclass(members, enum.Enum):
-        names: dict[Any, Any] = {}
-        for member in members:
-            with contextlib.suppress(Exception):
-                names[member] = coerce(member)
-        return {members: names.__getitem__}
-    return {}
+    if (not (isinstance(members, type) and issubclass(members, enum.Enum)) or issubclass(members, BaseException)
+            or any(isinstance(getattr(members, name), types.FunctionType) and getattr(members, name) is not
+                   getattr(enum.Enum, name) for name in ("__eq__", "__hash__"))):  # its own comparison: its code
+        return {}
+    names: dict[Any, Any] = {}
+    for member in members:
+        if is_awaitable(member) or type(member.value) not in _IMMUTABLE_VALUES:
+            return {}
+        with contextlib.suppress(Exception):
+            names[member] = coerce(member)
+    return {members: names.__getitem__}
 
 
 class _Plan:
@@ -196,11 +206,12 @@ class _Plan:
     to read it (a plain field's attribute, or an `in_place` reader, `attribute` telling which), the field type's
     shape and the field's details) and the rest through graphql-core (`rest`)."""
 
-    __slots__ = ("reads", "rest")
+    __slots__ = ("reads", "rest", "_computes")
 
     def __init__(self, parent_type: GraphQLObjectType, grouped_field_set: GroupedFieldSet) -> None:
         self.reads: list[tuple[str, Any, bool, Shape, FieldDetailsList]] = []
         self.rest: GroupedFieldSet = {}
+        self._computes: dict[type, bool] = {}
         fields = parent_type.fields
         for response_name, details in grouped_field_set.items():
             node = details[0].node
@@ -211,6 +222,15 @@ class _Plan:
                 self.rest[response_name] = details
                 continue
             self.reads.append((response_name, read, isinstance(read, str), shape_of(field.type), details))
+
+    def computes(self, kind: type) -> bool:
+        """Whether an object of class `kind` computes an attribute these reads take (a property on a subclass of the
+        type, say): its fields are then left to graphql-core, which reads each once."""
+        known = self._computes.get(kind)
+        if known is None:
+            known = self._computes[kind] = any(
+                attribute and _computed(kind, read) for _, read, attribute, *_ in self.reads)
+        return known
 
 
 class LeafFieldsExecutor(StrawberryGraphQLCoreExecutionContext):
@@ -238,6 +258,8 @@ class LeafFieldsExecutor(StrawberryGraphQLCoreExecutionContext):
         if manager is not None and manager.middlewares:
             return super().execute_fields(parent_type, source_value, path, grouped_field_set, position_context)
         plan = self._plan(parent_type, grouped_field_set)
+        if plan.computes(type(source_value)):
+            return super().execute_fields(parent_type, source_value, path, grouped_field_set, position_context)
         done: dict[str, Any] = {}
         rest: GroupedFieldSet = dict(plan.rest) if plan.rest else {}
         context = self.context_value
@@ -363,8 +385,7 @@ class LeafFieldsExecutor(StrawberryGraphQLCoreExecutionContext):
         if runtime is not None and info_free(runtime.is_type_of):
             grouped_field_set, defer_usages, *_ = self.collect_subfields(runtime, details)
             plan = self._plan(runtime, grouped_field_set)
-            if not defer_usages and not plan.rest and not any(
-                    attribute and _computed(kind, read) for _, read, attribute, *_ in plan.reads):
+            if not defer_usages and not plan.rest and not plan.computes(kind):
                 answer = (runtime, plan)
         objects[key] = (details, answer)  # the details kept alive with it, so their id is not reused
         return answer

@@ -23,8 +23,13 @@ NOT_A_CURSOR = "not a cursor this API returned"
 
 def encode_cursor(*key: Any) -> str:
     # orjson: a page makes one cursor per edge, and the stdlib's encoder was most of each (a non-ASCII key now
-    # reads as UTF-8 where it was escaped: the same keyset for `decode_cursor`, which takes either).
-    return base64.urlsafe_b64encode(orjson.dumps(list(key))).decode()
+    # reads as UTF-8 where it was escaped: the same keyset for `decode_cursor`, which takes either). A string orjson
+    # refuses (a lone surrogate, not UTF-8) is escaped by the stdlib, as before.
+    try:
+        text = orjson.dumps(list(key))
+    except orjson.JSONEncodeError:
+        text = json.dumps(list(key), separators=(",", ":")).encode()
+    return base64.urlsafe_b64encode(text).decode()
 
 
 def decode_cursor(cursor: str, arity: int, field: str = "after") -> list[Any]:
