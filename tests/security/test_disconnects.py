@@ -195,3 +195,27 @@ def test_a_json_log_line_carries_the_traceback_of_a_real_error() -> None:
     line = json.loads(formatter("json").format(record))
     assert line["event"].startswith("Exception in ASGI application")
     assert line["exception"].startswith("Traceback") and "No space left on device" in line["exception"]
+
+
+def test_a_console_traceback_shows_no_local_variables() -> None:
+    """The console log (the default format) prints a plain traceback: a frame's locals (here a key's secret) are
+    neither printed nor read through their reprs."""
+    reads: list[str] = []
+
+    class Watched:
+        def __repr__(self) -> str:
+            reads.append("repr")
+            return "Watched()"
+
+    def fails(secret: str, watched: Watched) -> None:
+        raise RuntimeError("the store failed")
+
+    secret = "vg_live_" + "0123456789abcdef" * 2  # made here: the traceback's source lines do not spell it
+    try:
+        fails(secret, Watched())
+    except RuntimeError:
+        exc_info = sys.exc_info()
+    record = logging.LogRecord("vaultgraph.test", logging.ERROR, __file__, 1, "write failed", None, exc_info)
+    text = formatter("console").format(record)
+    assert "Traceback" in text and "the store failed" in text and "in fails" in text
+    assert secret not in text and reads == []
