@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import enum
 import gc
+import logging
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any, NewType
@@ -619,6 +620,17 @@ async def test_values_a_shortcut_must_not_take_answer_as_strawberry_does(query: 
         return strawberry.Schema(ShortcutQuery, execution_context_class=executor,
                                  config=strawberry.schema.config.StrawberryConfig(scalar_map={Bang: BANG}))
 
-    READS.clear()
     await _as_strawberry_answers(build, query)
-    assert READS.count("title") in (0, 2)  # once per executor: the property is never read twice by ours
+    # The property is read as often by ours as by strawberry's (once), counted without strawberry's error log, whose
+    # handlers may render a traceback's locals through their reprs.
+    quiet = logging.getLogger("strawberry.execution")
+    reads = []
+    try:
+        quiet.disabled = True
+        for executor in (LeafFieldsExecutor, StrawberryGraphQLCoreExecutionContext):
+            READS.clear()
+            await build(executor).execute(query)
+            reads.append(READS.count("title"))
+    finally:
+        quiet.disabled = False
+    assert reads[0] == reads[1] <= 1
