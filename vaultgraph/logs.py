@@ -12,8 +12,8 @@ def formatter(fmt: str, pre_chain: list[structlog.types.Processor] | None = None
     """The one formatter of every record, structlog's and the stdlib's (uvicorn, the driver). JSON lines get the
     traceback as text in `exception` (JSONRenderer alone would write the exc_info tuple's repr, no traceback);
     the console renderer prints it itself."""
-    # A plain traceback on the console: structlog's default there (rich's, when rich is installed, as the MCP SDK
-    # installs it) prints every frame's local variables, which are API keys, request bodies and notes' text, and
+    # A plain traceback on the console: structlog's default there (rich's, when rich is installed, as it is for the
+    # CLI's progress bars) prints every frame's local variables, which are API keys, request bodies and notes' text, and
     # reads them through their reprs (running properties) while logging.
     renderer: structlog.types.Processor = (
         structlog.processors.JSONRenderer() if fmt == "json"
