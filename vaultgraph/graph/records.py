@@ -144,7 +144,7 @@ def owner_from_node(node: Any) -> Owner:
     try:
         return _owner(scope, agent_id, team_id)
     except TypeError:  # a value that does not hash (a list stored where an id belongs): made, not shared
-        return Owner(Scope(scope), agent_id, team_id)
+        return _owner.__wrapped__(scope, agent_id, team_id)
 
 
 @functools.lru_cache(maxsize=4096, typed=True)

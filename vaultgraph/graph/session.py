@@ -121,20 +121,21 @@ class Graph:
             raise Unavailable("Neo4j is not available right now; check /healthz and try again.")
         self.transactions += 1
 
-        def count(state: RetryCallState) -> None:
-            self.retries += 1
-
         try:
             # Failures the driver does not retry and a second run does not meet (_passing_fault): we retry them.
             return await _first_run_outside(
                 self._in_session, (mode, work), _passing_fault,
                 lambda: AsyncRetrying(retry=retry_if_exception(_passing_fault), reraise=True,
-                                      stop=stop_after_attempt(RACE_RETRIES + 1), before_sleep=count))
+                                      stop=stop_after_attempt(RACE_RETRIES + 1), before_sleep=self._count_retry))
         except (ServiceUnavailable, SessionExpired) as exc:
             self.unreachable.set()
             raise Unavailable("Neo4j is not reachable right now; check /healthz and try again.") from exc
         except AuthError as exc:
             raise Unavailable("Neo4j refused vaultgraph's credentials; check NEO4J_USER/NEO4J_PASSWORD.") from exc
+
+    def _count_retry(self, state: RetryCallState) -> None:
+        """tenacity's `before_sleep`: one more retry, in `retries`."""
+        self.retries += 1
 
     async def _in_session(self, mode: str, work: Callable[[AsyncSession], Awaitable[T]]) -> T:
         async with self.driver.session(database=self.database, default_access_mode=mode,
@@ -184,14 +185,11 @@ async def _retried(fn: Callable[..., Awaitable[T]], *args: Any, graph: Graph,
 
     started = time.monotonic()
 
-    def count(state: RetryCallState) -> None:
-        graph.retries += 1
-
     def loop() -> AsyncRetrying:  # made after the first run: its window still counts that run
         return AsyncRetrying(retry=retry_if_exception(_driver_retryable),
                              stop=stop_before_delay(patience - (time.monotonic() - started)),
                              wait=wait_exponential(multiplier=0.05, max=MAX_RETRY_SECONDS), reraise=True,
-                             before_sleep=count)
+                             before_sleep=graph._count_retry)
 
     return await _first_run_outside(fn, args, _driver_retryable, loop)
 
