@@ -29,6 +29,7 @@ import functools
 import inspect
 import types
 from collections.abc import Awaitable, Callable
+from copy import copy
 from typing import Any, cast
 
 import strawberry
@@ -42,6 +43,7 @@ from graphql import (
     GraphQLObjectType,
     GraphQLOutputType,
     GraphQLResolveInfo,
+    GraphQLResolveInfoHelpers,
     GraphQLSchema,
     GraphQLString,
     Undefined,
@@ -238,6 +240,17 @@ class LeafFieldsExecutor(StrawberryGraphQLCoreExecutionContext):
 
     _plans: dict[tuple[int, str], tuple[GroupedFieldSet, _Plan]]
     _objects: dict[tuple[int, str, type], tuple[FieldDetailsList, tuple[GraphQLObjectType, _Plan] | None]]
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # graphql-core binds the helpers it hands resolvers (`info.async_helpers`) to the executor, which holds
+        # them: a reference cycle, so each operation's executor, and through it the context with its request,
+        # loaders and all they loaded, stayed until the cyclic collector came by instead of going with the answer
+        # (a fifth of a `{ __typename }`'s CPU, bench/README.md). They are bound to a shallow copy instead, which
+        # shares the executor's state as graphql-core's own sub-executors (copies too) do, and does not refer back.
+        twin = copy(self)
+        del twin.async_helpers  # the helpers bound to `self`
+        self.async_helpers = GraphQLResolveInfoHelpers(gather=twin.gather_async_work, track=twin.track_async_work)
 
     def _plan(self, parent_type: GraphQLObjectType, grouped_field_set: GroupedFieldSet) -> _Plan:
         """The plan of a grouped field set, made once per operation: graphql-core hands the same field set for every

@@ -34,28 +34,39 @@ class CountKey:
 
 
 class Loaders:
+    """A request's loaders. Their batch functions live on `_Reads`, which does not refer to the loaders: a loader
+    given a bound method of the object that holds it is a reference cycle, and the request's context with all it
+    loaded would wait for the cyclic collector instead of going with the answer (bench/README.md)."""
+
+    def __init__(self, services: Services, principal: Principal) -> None:
+        reads = _Reads(services, principal)
+        self.items: DataLoader[str, Item | None] = DataLoader(load_fn=reads.items)
+        self.link_pages: DataLoader[PageKey, Page[Link]] = DataLoader(load_fn=reads.pages)
+        # For connections that ask for their links and their totalCount: both from one transaction.
+        self.link_pages_with_totals: DataLoader[PageKey, Page[Link]] = DataLoader(load_fn=reads.pages_with_totals)
+        self.link_counts: DataLoader[CountKey, int] = DataLoader(load_fn=reads.counts)
+        self.topics: DataLoader[str, list[Topic]] = DataLoader(load_fn=reads.topics)  # by document id
+
+
+class _Reads:
+    """The loaders' batch functions, for one caller."""
+
     def __init__(self, services: Services, principal: Principal) -> None:
         self.services = services
         self.principal = principal
-        self.items: DataLoader[str, Item | None] = DataLoader(load_fn=self._items)
-        self.link_pages: DataLoader[PageKey, Page[Link]] = DataLoader(load_fn=self._pages)
-        # For connections that ask for their links and their totalCount: both from one transaction.
-        self.link_pages_with_totals: DataLoader[PageKey, Page[Link]] = DataLoader(load_fn=self._pages_with_totals)
-        self.link_counts: DataLoader[CountKey, int] = DataLoader(load_fn=self._counts)
-        self.topics: DataLoader[str, list[Topic]] = DataLoader(load_fn=self._topics)  # by document id
 
-    async def _items(self, ids: Sequence[str]) -> list[Item | None]:
+    async def items(self, ids: Sequence[str]) -> list[Item | None]:
         found = await self.services.links.items(self.principal, list(ids))
         return [found.get(item_id) for item_id in ids]
 
-    async def _topics(self, document_ids: Sequence[str]) -> list[list[Topic]]:
+    async def topics(self, document_ids: Sequence[str]) -> list[list[Topic]]:
         found = await self.services.topics.of_documents(self.principal, list(document_ids))
         return [found.get(document_id, []) for document_id in document_ids]
 
-    async def _pages(self, keys: Sequence[PageKey]) -> list[Page[Link] | BaseException]:
+    async def pages(self, keys: Sequence[PageKey]) -> list[Page[Link] | BaseException]:
         return await self._load_pages(keys, with_totals=False)
 
-    async def _pages_with_totals(self, keys: Sequence[PageKey]) -> list[Page[Link] | BaseException]:
+    async def pages_with_totals(self, keys: Sequence[PageKey]) -> list[Page[Link] | BaseException]:
         return await self._load_pages(keys, with_totals=True)
 
     async def _load_pages(self, keys: Sequence[PageKey], with_totals: bool) -> list[Page[Link] | BaseException]:
@@ -77,7 +88,7 @@ class Loaders:
                 results[replace(shape, item_id=item_id)] = pages[item_id]
         return [results[key] for key in keys]
 
-    async def _counts(self, keys: Sequence[CountKey]) -> list[int | BaseException]:
+    async def counts(self, keys: Sequence[CountKey]) -> list[int | BaseException]:
         groups: dict[tuple[bool, tuple[str, ...] | None], list[str]] = defaultdict(list)
         for key in keys:
             groups[(key.outgoing, key.types)].append(key.item_id)
